@@ -1,0 +1,78 @@
+"""Agents that choose actions: random, first-legal, scripted, and a terminal human."""
+from __future__ import annotations
+
+import random
+import sys
+from typing import Iterable, Optional
+
+from .compiler import player_name
+
+
+class RandomAgent:
+    """Uniformly random among the legal actions (its own seeded generator, not the game's)."""
+
+    def __init__(self, seed: int = 0):
+        self.rng = random.Random(seed)
+
+    def choose(self, state, player: int):
+        return self.rng.choice(state.legal_actions())
+
+
+class FirstLegalAgent:
+    """Always the first legal action: deterministic, handy for smoke tests."""
+
+    def choose(self, state, player: int):
+        return state.legal_actions()[0]
+
+
+class ScriptedAgent:
+    """Plays a fixed list of action strings, in order."""
+
+    def __init__(self, actions: Iterable[str]):
+        self.actions = list(actions)
+        self.next = 0
+
+    def choose(self, state, player: int):
+        if self.next >= len(self.actions):
+            raise IndexError(f"the script for {player_name(player)} has run out of actions")
+        a = self.actions[self.next]
+        self.next += 1
+        return a
+
+
+class HumanAgent:
+    """Shows the player's own view and numbered legal actions; reads a number or an action's text."""
+
+    def __init__(self, stdin=None, stdout=None):
+        self.stdin = stdin or sys.stdin
+        self.stdout = stdout or sys.stdout
+
+    def show(self, state, player: int) -> None:
+        obs = state.observation(player)
+        out = self.stdout
+        out.write(f"\n=== {obs['player']} to act (phase {obs['phase']}) ===\n")
+        for name, zone in obs["zones"].items():
+            if "cards" in zone and zone["cards"]:
+                out.write(f"  {name}: {', '.join(zone['cards'])}\n")
+            elif "count" in zone and zone["count"]:
+                out.write(f"  {name}: {zone['count']} hidden card(s)\n")
+        for name, value in obs["vars"].items():
+            out.write(f"  {name}: {value}\n")
+
+    def choose(self, state, player: int):
+        self.show(state, player)
+        legal = state.legal_actions()
+        for i, a in enumerate(legal, 1):
+            self.stdout.write(f"  {i:3d}. {a}\n")
+        while True:
+            self.stdout.write("choice> ")
+            self.stdout.flush()
+            line = self.stdin.readline()
+            if not line:
+                raise EOFError
+            line = line.strip()
+            if line.isdigit() and 1 <= int(line) <= len(legal):
+                return legal[int(line) - 1]
+            if line in {a.text for a in legal}:
+                return line
+            self.stdout.write(f"  not a choice: give a number from 1 to {len(legal)} or an action's text\n")

@@ -1,0 +1,44 @@
+"""The one random generator of a game state: SplitMix64.
+
+Its whole state is one integer, so it survives a JSON round trip exactly and the
+same seed gives the same game on every Python version.
+"""
+from __future__ import annotations
+
+MASK = (1 << 64) - 1
+
+
+def next_u64(state: int) -> tuple[int, int]:
+    """Advance the generator; return (new_state, 64 random bits)."""
+    state = (state + 0x9E3779B97F4A7C15) & MASK
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+    return state, z ^ (z >> 31)
+
+
+def seed_state(seed: int) -> int:
+    return int(seed) & MASK
+
+
+class Rng:
+    """A view of the generator over a state object that holds the integer in ``.rng``."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def below(st, n: int) -> int:
+        """A uniform integer in [0, n) (rejection sampling, so no modulo bias)."""
+        if n <= 0:
+            raise ValueError("empty range")
+        limit = (1 << 64) - ((1 << 64) % n)
+        while True:
+            st.rng, r = next_u64(st.rng)
+            if r < limit:
+                return r % n
+
+    @staticmethod
+    def shuffle(st, items: list) -> None:
+        for i in range(len(items) - 1, 0, -1):
+            j = Rng.below(st, i + 1)
+            items[i], items[j] = items[j], items[i]

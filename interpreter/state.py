@@ -1,0 +1,392 @@
+"""The game state and the engine that walks the phase graph.
+
+A State is plain data (ints, strings, lists) plus a reference to its compiled
+Game, so ``to_json`` / ``from_json`` is an exact round trip.  The engine is a
+small state machine over the current phase: enter -> check -> await a decision
+-> (action, after) -> check -> ... -> exit -> next phase.
+
+Fields read and written by compiled rules (compiler.py):
+  n, opts, vars, zones, where, plays, active, rng, log, revealed, move_cards(), finish()
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Optional, Union
+
+from .actions import Action, action_text, candidates, failing_precondition, failing_requirement, legal_actions
+from .compiler import Program, player_name
+from .errors import GameOver, IllegalActionError, RuleRuntimeError
+from .rng import Rng, seed_state
+
+ENTER, CHECK, AWAIT, EXIT, OVER = "enter", "check", "await", "exit", "over"
+MAX_AUTOMATIC_STEPS = 100_000  # phases handed over without a decision before we call it a loop
+
+
+class State:
+    __slots__ = ("game", "prog", "n", "seed", "opts", "vars", "zones", "where", "plays", "active",
+                 "phase", "stage", "rng", "terminal", "winners_", "revealed", "log", "history",
+                 "_legal", "_legal_map")
+
+    # ------------------------------------------------------------------ creation
+    @classmethod
+    def new(cls, game, players: int, seed: int, options: dict) -> "State":
+        prog: Program = game.prog
+        st = cls.__new__(cls)
+        st.game, st.prog = game, prog
+        st.n = players
+        st.seed = seed
+        st.opts = options
+        st.zones = [[] for _ in prog.slots]
+        st.where = [0] * prog.card_count
+        st.plays = {}
+        st.active = 0
+        st.phase = game.model.start_phase
+        st.stage = ENTER
+        st.rng = seed_state(seed)
+        st.terminal = False
+        st.winners_ = None
+        st.revealed = []
+        st.log = []
+        st.history = []
+        st._legal = None
+        st._legal_map = None
+        start = prog.zone_base.get(game.model.cards_start) if game.model.cards_start else None
+        if start is not None:
+            st.zones[start] = list(range(prog.card_count))
+            st.where = [start] * prog.card_count
+        st.vars = []
+        for info, f in prog.var_defaults:
+            value = f(st, {}) if f is not None else _zero(info.type.name)
+            st.vars.append([value] * players if info.per_player else value)
+        st._run_guarded(st._advance)
+        return st
+
+    # ------------------------------------------------------------------ primitives used by rules
+    def move_cards(self, cards: list, dest: int, bottom: bool) -> None:
+        if not cards:
+            return
+        zones, where, plays_slots = self.zones, self.where, self.prog.plays_slots
+        moved = []
+        for c in cards:
+            src = where[c]
+            zones[src].remove(c)
+            if src in plays_slots:
+                self._unrecord_play(src, c)
+            moved.append([c, src])
+            where[c] = dest
+        if bottom:
+            zones[dest][0:0] = list(cards)
+        else:
+            zones[dest].extend(cards)
+        self.log.append(["move", dest, moved])
+
+    def _unrecord_play(self, zi: int, c: int) -> None:
+        plays = self.plays.get(zi, [])
+        for play in plays:
+            if c in play[1]:
+                play[1].remove(c)
+                if not play[1]:
+                    plays.remove(play)
+                break
+        if not plays:
+            self.plays.pop(zi, None)
+
+    def finish(self, winners: Optional[list]) -> None:
+        self.terminal = True
+        self.stage = OVER
+        if winners is None:
+            scores = self.scores()
+            best = max(scores)
+            winners = [p for p in range(self.n) if scores[p] == best]
+        self.winners_ = winners
+        self.log.append(["end", list(winners)])
+
+    # ------------------------------------------------------------------ the engine
+    def _run_guarded(self, fn, *args):
+        try:
+            fn(*args)
+        except GameOver:
+            pass
+        except RuleRuntimeError:
+            raise
+        except RecursionError:
+            raise RuleRuntimeError("the rules recurse without end") from None
+        except (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError) as e:
+            raise RuleRuntimeError(f"{type(e).__name__}: {e} (in phase '{self.phase}')", self.prog.path) from None
+
+    def _advance(self) -> None:
+        """Run automatic steps until a player must decide or the game is over."""
+        phases = self.prog.phases
+        for _ in range(MAX_AUTOMATIC_STEPS):
+            if self.terminal:
+                return
+            ph = phases[self.phase]
+            stage = self.stage
+            if stage == ENTER:
+                self.log.append(["phase", self.phase])
+                self.stage = CHECK
+                if ph.enter is not None:
+                    ph.enter(self, {})
+            elif stage == CHECK:
+                if ph.actions and not (ph.end_when is not None and ph.end_when(self, {})):
+                    if ph.actor is not None:
+                        self.active = ph.actor(self, {})
+                    self.stage = AWAIT
+                    return
+                self.stage = EXIT
+            elif stage == EXIT:
+                if ph.exit is not None:
+                    ph.exit(self, {})
+                nxt = None
+                for target, cond in ph.nexts:
+                    if cond is None or cond(self, {}):
+                        nxt = target
+                        break
+                if nxt is None:
+                    raise RuleRuntimeError(f"phase '{self.phase}' ended but none of its 'next' conditions holds",
+                                           self.prog.path, ph.decl.span)
+                self.phase, self.stage = nxt, ENTER
+            else:
+                return
+        raise RuleRuntimeError(f"{MAX_AUTOMATIC_STEPS} phases went by without a player decision (an endless loop?)",
+                               self.prog.path)
+
+    # ------------------------------------------------------------------ the runtime contract
+    @property
+    def current_player(self) -> Optional[int]:
+        return None if self.terminal else self.active
+
+    def is_terminal(self) -> bool:
+        return self.terminal
+
+    def legal_actions(self) -> list[Action]:
+        if self._legal is None:
+            if self.terminal or self.stage != AWAIT:
+                self._legal = []
+            else:
+                ph = self.prog.phases[self.phase]
+                try:
+                    self._legal = legal_actions(self.prog, self, ph.actions, self.active)
+                except RuleRuntimeError:
+                    raise
+                except (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError) as e:
+                    raise RuleRuntimeError(f"{type(e).__name__}: {e} (listing actions in phase '{self.phase}')",
+                                           self.prog.path) from None
+            self._legal_map = {a.text: a for a in self._legal}
+        return self._legal
+
+    def legal_action_strings(self) -> list[str]:
+        return [a.text for a in self.legal_actions()]
+
+    def apply(self, action: Union[Action, str]) -> None:
+        text = action.text if isinstance(action, Action) else str(action).strip()
+        self.legal_actions()
+        chosen = self._legal_map.get(text)
+        if chosen is None:
+            raise IllegalActionError(self.explain_illegal(text))
+        act = self.prog.actions[chosen.name]
+        env = dict(chosen.params)
+        actor = self.active
+        self.history.append(text)
+        self.log.append(["action", actor, text])
+        self._legal = self._legal_map = None
+        ph = self.prog.phases[self.phase]
+
+        def run():
+            if act.effect is not None:
+                act.effect(self, env)
+            if ph.after is not None:
+                ph.after(self, {})
+            self.stage = CHECK
+            self._advance()
+        self._run_guarded(run)
+
+    def explain_illegal(self, text: str) -> str:
+        if self.terminal:
+            return f"'{text}' is illegal: the game is over"
+        ph = self.prog.phases[self.phase]
+        who = player_name(self.active)
+        name = text.split(" ", 1)[0]
+        if name in self.prog.actions and name not in ph.actions:
+            return (f"'{text}' is illegal: '{name}' cannot be taken in phase '{self.phase}' "
+                    f"(allowed here: {', '.join(ph.actions)})")
+        for aname in ph.actions:
+            act = self.prog.actions[aname]
+            pre = failing_precondition(act, self)
+            if pre is not None:
+                if text.split(" ", 1)[0] == aname:
+                    msg, r = pre
+                    why = msg or f"it needs 'require {self._source(r.cond.span)}'"
+                    return f"'{text}' is illegal for {who} now: {why} ({self.prog.path}:{r.span.line})"
+                continue
+            for env in candidates(self.prog, act, self, self.active):
+                if action_text(self.prog, act, self, env) == text:
+                    failed = failing_requirement(act, self, env)
+                    if failed is not None:
+                        msg, r = failed
+                        why = msg or f"it breaks the rule 'require {self._source(r.cond.span)}'"
+                        return f"'{text}' is illegal for {who}: {why} ({self.prog.path}:{r.span.line})"
+        legal = self.legal_action_strings()
+        shown = ", ".join(f"'{a}'" for a in legal[:8]) + (", ..." if len(legal) > 8 else "")
+        return f"'{text}' is not a legal action for {who} in phase '{self.phase}'; legal now: {shown}"
+
+    def _source(self, span) -> str:
+        from rulespec.graph import source_text
+        return source_text(self.game.model.source, span)
+
+    def scores(self) -> list[int]:
+        if self.prog.score is None:
+            return [0] * self.n
+        return [self.prog.score(self, p) for p in range(self.n)]
+
+    def winners(self) -> list[int]:
+        return list(self.winners_) if self.terminal and self.winners_ is not None else []
+
+    def returns(self) -> list[float]:
+        if not self.terminal:
+            return [0.0] * self.n
+        w = set(self.winners_ or [])
+        return [1.0 if p in w else 0.0 for p in range(self.n)]
+
+    # ------------------------------------------------------------------ visibility
+    def can_see(self, zi: int, viewer: Optional[int]) -> bool:
+        """May `viewer` (None = an omniscient observer) see the faces of the cards in zone zi?"""
+        if viewer is None:
+            return True
+        slot = self.prog.slots[zi]
+        if slot.visibility == "public" or zi in self.revealed:
+            return True
+        return slot.visibility == "owner" and slot.owner == viewer
+
+    def observation(self, player: int) -> dict:
+        """What `player` may know: public and own cards by name, other zones as counts."""
+        prog, names = self.prog, self.prog.card_names
+        zones = {}
+        for slot in prog.slots:
+            if slot.owner is not None and slot.owner >= self.n:
+                continue
+            cards = self.zones[slot.index]
+            if self.can_see(slot.index, player):
+                entry = {"cards": [names[c] for c in cards]}
+                if slot.index in self.plays:
+                    entry["plays"] = [[player_name(p), [names[c] for c in cs]] for p, cs in self.plays[slot.index]]
+            else:
+                entry = {"count": len(cards)}
+            zones[slot.name] = entry
+        return {
+            "player": player_name(player),
+            "phase": self.phase,
+            "active": player_name(self.current_player) if not self.terminal else None,
+            "vars": self._vars_dict(),
+            "zones": zones,
+            "terminal": self.terminal,
+            "winners": [player_name(p) for p in self.winners()],
+            "legal_actions": self.legal_action_strings() if self.current_player == player else [],
+        }
+
+    def _vars_dict(self) -> dict:
+        out = {}
+        for (info, _), value in zip(self.prog.var_defaults, self.vars):
+            out[info.name] = list(value) if info.per_player else value
+        return out
+
+    # ------------------------------------------------------------------ the log
+    def log_lines(self, viewer: Optional[int] = None) -> list[str]:
+        """The log as readable lines, masked for `viewer` (None shows everything)."""
+        return [line for e in self.log for line in [self._render(e, viewer)] if line]
+
+    def _render(self, e: list, viewer: Optional[int]) -> str:
+        names, slots = self.prog.card_names, self.prog.slots
+        kind = e[0]
+        if kind == "text":
+            return e[1]
+        if kind == "phase":
+            return f"-- {e[1]} --"
+        if kind == "action":
+            return f"{player_name(e[1])}: {e[2]}"
+        if kind == "move":
+            dest, moved = e[1], e[2]
+            by_src: dict = {}
+            for c, src in moved:
+                by_src.setdefault(src, []).append(c)
+            parts = []
+            for src, cs in by_src.items():
+                if self.can_see(dest, viewer) or self.can_see(src, viewer):
+                    what = " + ".join(names[c] for c in cs)
+                else:
+                    what = f"{len(cs)} card{'s' if len(cs) != 1 else ''}"
+                parts.append(f"{what} from {slots[src].name}")
+            return f"   moved {', '.join(parts)} to {slots[dest].name}"
+        if kind == "reveal":
+            return f"   {slots[e[1]].name} is revealed: " + (" + ".join(names[c] for c in e[2]) or "nothing")
+        if kind == "end":
+            return "Game over. Winner" + ("s" if len(e[1]) != 1 else "") + ": " + \
+                (", ".join(player_name(p) for p in e[1]) or "nobody")
+        return ""
+
+    # ------------------------------------------------------------------ copies and JSON
+    def clone(self) -> "State":
+        st = State.__new__(State)
+        st.game, st.prog, st.n, st.seed, st.opts = self.game, self.prog, self.n, self.seed, self.opts
+        st.vars = [list(v) if isinstance(v, list) else v for v in self.vars]
+        st.zones = [list(z) for z in self.zones]
+        st.where = list(self.where)
+        st.plays = {k: [[p, list(cs)] for p, cs in v] for k, v in self.plays.items()}
+        st.active, st.phase, st.stage, st.rng = self.active, self.phase, self.stage, self.rng
+        st.terminal = self.terminal
+        st.winners_ = list(self.winners_) if self.winners_ is not None else None
+        st.revealed = list(self.revealed)
+        st.log = list(self.log)  # entries are never mutated once written
+        st.history = list(self.history)
+        st._legal = self._legal
+        st._legal_map = self._legal_map
+        return st
+
+    def to_dict(self) -> dict:
+        return {
+            "rules": self.game.path, "rules_sha256": self.game.source_hash,
+            "players": self.n, "seed": self.seed, "options": dict(self.opts),
+            "phase": self.phase, "stage": self.stage, "active": self.active, "rng": self.rng,
+            "vars": self.vars, "zones": self.zones,
+            "plays": {str(k): v for k, v in sorted(self.plays.items())},
+            "revealed": self.revealed, "terminal": self.terminal, "winners": self.winners_,
+            "history": self.history, "log": self.log,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: Union[str, dict], game=None) -> "State":
+        d = json.loads(text) if isinstance(text, str) else text
+        if game is None:
+            from .game import load
+            game = load(d["rules"])
+        if d.get("rules_sha256") not in (None, game.source_hash):
+            raise ValueError(f"this state was saved with a different version of {d['rules']}")
+        st = cls.__new__(cls)
+        st.game, st.prog = game, game.prog
+        st.n, st.seed, st.opts = d["players"], d["seed"], d["options"]
+        st.phase, st.stage, st.active, st.rng = d["phase"], d["stage"], d["active"], d["rng"]
+        st.vars, st.zones = d["vars"], d["zones"]
+        st.where = [0] * game.prog.card_count
+        for zi, z in enumerate(st.zones):
+            for c in z:
+                st.where[c] = zi
+        st.plays = {int(k): v for k, v in d["plays"].items()}
+        st.revealed, st.terminal, st.winners_ = d["revealed"], d["terminal"], d["winners"]
+        st.history, st.log = d["history"], d["log"]
+        st._legal = st._legal_map = None
+        return st
+
+    def __repr__(self) -> str:
+        return f"<State {self.game.model.name} phase={self.phase} active={player_name(self.active)} terminal={self.terminal}>"
+
+
+def _zero(type_name: str):
+    return {"int": 0, "bool": False, "text": ""}.get(type_name)
+
+
+def stable_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]

@@ -1,0 +1,794 @@
+"""AST -> Model.  Resolves every name, types every expression, analyses the phase graph.
+
+The checker reports every problem it finds (not only the first) as Diagnostics;
+``check`` raises RulesError when any of them is an error.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from . import ast as A
+from . import types as T
+from .diagnostics import Diagnostic, RulesError, did_you_mean
+from .graph import build_phase_graph, analyse_phase_graph
+from .model import CardInfo, EnumInfo, Model, OptionInfo, PropertyInfo, VarInfo, ZoneInfo
+from .parser import parse_file, parse_template, parse_text
+
+ZONE_KINDS = {"pile", "set", "plays"}
+ZONE_VISIBILITY = {"public", "owner", "hidden"}
+QUANTIFIERS = {"any", "all", "count", "sum", "max", "min", "first", "collect", "argmax", "argmin"}
+
+# name -> (type, assignable, description)
+BUILTIN_NAMES = {
+    "players": (T.PLAYERS, False, "every player, in seat order"),
+    "player_count": (T.INT, False, "the number of players"),
+    "active": (T.PLAYER, True, "the player whose turn it is"),
+}
+
+# Builtin functions: name -> description (signatures are checked in Checker._call)
+BUILTIN_FUNCS = {
+    "count": "the number of items in a list or zone",
+    "sorted": "a list sorted in ascending order",
+    "distinct": "a list without repeats, first occurrence kept",
+    "players_after": "every player clockwise after a player, ending with that player",
+    "players_from": "every player clockwise starting with a player",
+    "next_player": "the next player clockwise",
+    "random": "an item of a list, chosen with the game's random generator",
+    "top": "the top n cards of a zone",
+    "bottom": "the bottom n cards of a zone",
+    "plays": "the plays recorded in a plays zone, oldest first",
+    "seat": "a player's seat number, counting from 1",
+    "max": "the larger of two numbers",
+    "min": "the smaller of two numbers",
+    "abs": "the absolute value of a number",
+    "cards": "the cards in a zone, as a list",
+}
+
+
+class Checker:
+    def __init__(self, rules: A.RulesFile):
+        self.rules = rules
+        self.path = rules.path
+        self.diags: list[Diagnostic] = []
+        self.types: dict = {}
+        self.refs: dict = {}
+        self.templates: dict = {}
+        self.used: set = set()  # names of zones / vars / options / defs referenced
+        self.enums: dict[str, EnumInfo] = {}
+        self.enum_member: dict[str, str] = {}
+        self.options: dict[str, OptionInfo] = {}
+        self.properties: dict[str, PropertyInfo] = {}
+        self.cards: list[CardInfo] = []
+        self.zones: dict[str, ZoneInfo] = {}
+        self.vars: dict[str, VarInfo] = {}
+        self.defs: dict[str, A.DefDecl] = {}
+        self.actions: dict[str, A.ActionDecl] = {}
+        self.phases: dict[str, A.PhaseDecl] = {}
+        self.invariants: list[A.InvariantDecl] = []
+        self.game: Optional[A.GameDecl] = None
+        self.global_names: dict[str, tuple] = {}  # bare name -> (kind, span)
+
+    # ------------------------------------------------------------------ reporting
+    def error(self, span: A.Span, msg: str, hint: Optional[str] = None) -> None:
+        self.diags.append(Diagnostic("error", msg, self.path, span, hint))
+
+    def warning(self, span: A.Span, msg: str, hint: Optional[str] = None) -> None:
+        self.diags.append(Diagnostic("warning", msg, self.path, span, hint))
+
+    # ------------------------------------------------------------------ entry
+    def run(self) -> Model:
+        self.collect()
+        self.check_bodies()
+        graph = build_phase_graph(self)
+        if self.game is not None and self.phases:
+            analyse_phase_graph(self, graph)
+        self.check_unused()
+        errors = [d for d in self.diags if d.severity == "error"]
+        self.diags.sort(key=lambda d: (d.span.line, d.span.col))
+        if errors:
+            raise RulesError(self.diags, self.rules.source)
+        g = self.game
+        start = g.start.name if g.start else next(iter(self.phases))
+        return Model(self.path, self.rules.source, g.name, g.doc, g.min_players, g.max_players, start,
+                     g.cards_start.name if g.cards_start else None, g.score, self.enums, self.options,
+                     self.properties, self.cards, self.zones, self.vars, self.defs, self.actions,
+                     self.phases, self.invariants, graph, self.types, self.refs, self.templates,
+                     [d for d in self.diags if d.severity == "warning"])
+
+    # ------------------------------------------------------------------ declarations
+    def declare(self, name: str, kind: str, span: A.Span) -> bool:
+        if name in BUILTIN_NAMES or name in QUANTIFIERS:
+            self.error(span, f"'{name}' is a built-in name and cannot be declared")
+            return False
+        if name in self.global_names:
+            other_kind, other = self.global_names[name]
+            self.error(span, f"'{name}' is already declared (as {other_kind}, line {other.line})")
+            return False
+        self.global_names[name] = (kind, span)
+        return True
+
+    def resolve_type(self, ref: A.TypeRef) -> T.Type:
+        if ref.name == "list":
+            return T.list_of(self.resolve_type(ref.elem))
+        if ref.name in T.SIMPLE:
+            return T.SIMPLE[ref.name]
+        if ref.name in self.enums:
+            return T.enum_type(ref.name)
+        self.error(ref.span, f"unknown type '{ref.name}'",
+                   did_you_mean(ref.name, list(T.SIMPLE) + list(self.enums)))
+        return T.ANY
+
+    def collect(self) -> None:
+        decls = self.rules.decls
+        # enums first: types may name them
+        for d in decls:
+            if isinstance(d, A.EnumDecl) and self.declare(d.name, "an enum", d.span):
+                members = []
+                for m in d.members:
+                    if m.name in self.enum_member or m.name in members:
+                        self.error(m.span, f"enum member '{m.name}' is already declared")
+                    elif self.declare(m.name, f"a member of enum {d.name}", m.span):
+                        members.append(m.name)
+                        self.enum_member[m.name] = d.name
+                self.enums[d.name] = EnumInfo(d.name, members, d.doc)
+        for d in decls:
+            if isinstance(d, A.GameDecl):
+                if self.game is not None:
+                    self.error(d.span, "a rules file has exactly one 'game' block; this is the second")
+                else:
+                    self.game = d
+                    if not (1 <= d.min_players <= d.max_players):
+                        self.error(d.span, f"players {d.min_players}..{d.max_players} is not a valid range")
+            elif isinstance(d, A.PropertyDecl):
+                if d.name in self.properties:
+                    self.error(d.span, f"property '{d.name}' is already declared")
+                elif d.name in ("name", "copies"):
+                    self.error(d.span, f"'{d.name}' is built into every card and cannot be declared")
+                else:
+                    self.properties[d.name] = PropertyInfo(d.name, self.resolve_type(d.type), d.doc)
+            elif isinstance(d, A.OptionDecl):
+                if self.declare(d.name, "an option", d.span):
+                    t = self.resolve_type(d.type)
+                    default = self.constant(d.default, t)
+                    self.options[d.name] = OptionInfo(d.name, t, default, d.doc, d)
+            elif isinstance(d, A.ZoneDecl):
+                if self.declare(d.name, "a zone", d.span):
+                    self.zones[d.name] = self.zone_info(d)
+            elif isinstance(d, A.VarDecl):
+                if self.declare(d.name, "a variable", d.span):
+                    self.vars[d.name] = VarInfo(d.name, d.per_player, self.resolve_type(d.type), d.default, d.doc, d)
+            elif isinstance(d, A.DefDecl):
+                if self.declare(d.name, "a function", d.span):
+                    if d.name in BUILTIN_FUNCS:
+                        self.error(d.span, f"'{d.name}' is a built-in function and cannot be redefined")
+                    self.defs[d.name] = d
+            elif isinstance(d, A.ActionDecl):
+                if d.name in self.actions:
+                    self.error(d.span, f"action '{d.name}' is already declared (line {self.actions[d.name].span.line})")
+                else:
+                    self.actions[d.name] = d
+            elif isinstance(d, A.PhaseDecl):
+                if d.name in self.phases:
+                    self.error(d.span, f"phase '{d.name}' is already declared (line {self.phases[d.name].span.line})")
+                else:
+                    self.phases[d.name] = d
+            elif isinstance(d, A.InvariantDecl):
+                self.invariants.append(d)
+        # cards need properties and enums
+        for d in decls:
+            if isinstance(d, A.CardDecl):
+                self.card_info(d)
+        if self.game is None:
+            self.error(A.NOWHERE, "there is no 'game' block", "start the file with: game \"Name\" { players 2..4 }")
+        if not self.phases:
+            self.error(A.NOWHERE, "the game declares no phase", "add: phase play { ... }")
+        if not self.cards:
+            self.warning(A.NOWHERE, "the game declares no card")
+        g = self.game
+        if g is not None:
+            if g.start is not None and g.start.name not in self.phases:
+                self.error(g.start.span, f"unknown phase '{g.start.name}'", did_you_mean(g.start.name, self.phases))
+            if g.cards_start is not None:
+                self.use_zone(g.cards_start.name, g.cards_start.span, shared_only=True)
+            elif self.cards:
+                self.error(g.span, "the game does not say where the cards start",
+                           "add to the game block: cards start in <zone>")
+
+    def zone_info(self, d: A.ZoneDecl) -> ZoneInfo:
+        kind, vis = "pile", "public"
+        seen_kind = seen_vis = False
+        for a in d.attrs:
+            if a.name in ZONE_KINDS:
+                if seen_kind:
+                    self.error(a.span, f"zone '{d.name}' has two kinds ('{kind}' and '{a.name}')")
+                kind, seen_kind = a.name, True
+            elif a.name in ZONE_VISIBILITY:
+                if seen_vis:
+                    self.error(a.span, f"zone '{d.name}' has two visibilities ('{vis}' and '{a.name}')")
+                vis, seen_vis = a.name, True
+            else:
+                self.error(a.span, f"unknown zone attribute '{a.name}'",
+                           did_you_mean(a.name, ZONE_KINDS | ZONE_VISIBILITY) or
+                           "a zone is pile, set or plays, and public, owner or hidden")
+        if vis == "owner" and not d.per_player:
+            self.error(d.span, f"zone '{d.name}' is shared, so it has no owner to see it",
+                       "declare it per player (zone name[player]: ...) or make it public or hidden")
+        return ZoneInfo(d.name, d.per_player, kind, vis, d.doc, d)
+
+    def constant(self, e: A.Expr, t: T.Type):
+        """Evaluate a constant (a literal or an enum member) of type t."""
+        if isinstance(e, A.IntLit) and t in (T.INT, T.ANY):
+            return e.value
+        if isinstance(e, A.Unary) and e.op == "-" and isinstance(e.operand, A.IntLit) and t in (T.INT, T.ANY):
+            return -e.operand.value
+        if isinstance(e, A.BoolLit) and t in (T.BOOL, T.ANY):
+            return e.value
+        if isinstance(e, A.StrLit) and t in (T.TEXT, T.ANY):
+            return e.value
+        if isinstance(e, A.NoneLit) and t.name in T.NULLABLE | {"enum"}:
+            return None
+        if isinstance(e, A.Name) and t.name == "enum":
+            if self.enum_member.get(e.name) == t.enum:
+                return e.name
+            self.error(e.span, f"'{e.name}' is not a member of {t.enum}",
+                       did_you_mean(e.name, self.enums[t.enum].members) if t.enum in self.enums else None)
+            return None
+        if t == T.ANY:
+            return None
+        self.error(e.span, f"expected a constant of type {t}")
+        return None
+
+    def card_info(self, d: A.CardDecl) -> None:
+        props = {}
+        copies = 1
+        for f in d.fields:
+            if f.name == "copies":
+                copies = self.constant(f.value, T.INT)
+                if isinstance(copies, int) and copies < 1:
+                    self.error(f.value.span, "a card needs at least 1 copy")
+                    copies = 1
+                continue
+            info = self.properties.get(f.name)
+            if info is None:
+                self.error(f.span, f"unknown card property '{f.name}'",
+                           did_you_mean(f.name, list(self.properties) + ["copies"]))
+                continue
+            if f.name in props:
+                self.error(f.span, f"property '{f.name}' is given twice")
+            props[f.name] = self.constant(f.value, info.type)
+        for name, info in self.properties.items():
+            if name not in props:
+                props[name] = {"int": 0, "bool": False, "text": ""}.get(info.type.name)
+        if any(c.name == d.name for c in self.cards):
+            self.error(d.span, f"card '{d.name}' is already declared", "give it more copies instead")
+            return
+        self.cards.append(CardInfo(d.name, props, copies if isinstance(copies, int) else 1, d.doc))
+
+    # ------------------------------------------------------------------ bodies
+    def check_bodies(self) -> None:
+        for v in self.vars.values():
+            if v.default is not None:
+                t = self.expr(v.default, {})
+                self.expect(v.default, t, v.type, f"the initial value of '{v.name}'")
+        for d in self.defs.values():
+            env = {}
+            for p in d.params:
+                env[p.name] = self.resolve_type(p.type)
+            rt = self.resolve_type(d.rtype)
+            self.check_no_recursion(d)
+            t = self.expr(d.body, env)
+            self.expect(d.body, t, rt, f"the result of '{d.name}'")
+        g = self.game
+        if g is not None and g.score is not None:
+            t = self.expr(g.score.expr, {g.score.var: T.PLAYER})
+            self.expect(g.score.expr, t, T.INT, "a score")
+        for a in self.actions.values():
+            self.check_action(a)
+        for p in self.phases.values():
+            self.check_phase(p)
+        for inv in self.invariants:
+            if inv.at is not None and inv.at.name not in self.phases:
+                self.error(inv.at.span, f"unknown phase '{inv.at.name}'", did_you_mean(inv.at.name, self.phases))
+            t = self.expr(inv.expr, {})
+            self.expect(inv.expr, t, T.BOOL, "an invariant")
+
+    def check_no_recursion(self, d: A.DefDecl) -> None:
+        # A def may call only defs declared before it: no recursion, so every evaluation ends.
+        order = list(self.defs)
+        mine = order.index(d.name)
+
+        def visit(e):
+            if isinstance(e, A.Call) and e.func in self.defs and order.index(e.func) >= mine:
+                self.error(e.span, f"'{d.name}' calls '{e.func}', which is not declared before it",
+                           "a function may only call functions declared above it (no recursion)")
+            for child in _children(e):
+                visit(child)
+        visit(d.body)
+
+    def check_action(self, a: A.ActionDecl) -> None:
+        env = {}
+        for p in a.params:
+            if p.name in env:
+                self.error(p.span, f"parameter '{p.name}' is declared twice")
+            if p.kind == "int":
+                t = self.expr(p.domain, env)
+                if not (isinstance(p.domain, A.Range) or t == T.list_of(T.INT) or t == T.ANY):
+                    self.error(p.domain.span, "an int choice needs a range, like 0..5")
+                env[p.name] = T.INT
+            elif p.kind == "player":
+                env[p.name] = T.PLAYER
+                if p.cond is not None:
+                    self.expect(p.cond, self.expr(p.cond, env), T.BOOL, "a condition")
+            elif p.kind == "card":
+                self.expect_cards(p.domain, self.expr(p.domain, env))
+                env[p.name] = T.CARD
+                if p.cond is not None:
+                    self.expect(p.cond, self.expr(p.cond, env), T.BOOL, "a condition")
+            else:
+                self.expect_cards(p.domain, self.expr(p.domain, env))
+                if p.size is not None:
+                    st = self.expr(p.size, env)
+                    if st not in (T.INT, T.ANY) and not isinstance(p.size, A.Range):
+                        self.error(p.size.span, f"size must be a number or a range, not {st}")
+                if p.same is not None and p.same.name not in self.properties and p.same.name != "name":
+                    self.error(p.same.span, f"unknown card property '{p.same.name}'",
+                               did_you_mean(p.same.name, self.properties))
+                env[p.name] = T.CARDS
+        for r in a.requires:
+            self.expect(r.cond, self.expr(r.cond, env), T.BOOL, "a requirement")
+            if isinstance(r.cond, A.BoolLit) and r.cond.value is False:
+                self.warning(r.span, f"action '{a.name}' can never be legal: it requires false")
+        if a.text is not None:
+            self.template(a.text, env)
+        if a.effect is not None:
+            self.block(a.effect, dict(env))
+
+    def check_phase(self, p: A.PhaseDecl) -> None:
+        for blk in (p.enter, p.after, p.exit):
+            if blk is not None:
+                self.block(blk, {})
+        if p.actor is not None:
+            self.expect(p.actor, self.expr(p.actor, {}), T.PLAYER, "the actor")
+        for a in p.actions:
+            if a.name not in self.actions:
+                self.error(a.span, f"unknown action '{a.name}'", did_you_mean(a.name, self.actions))
+        if p.end_when is not None:
+            self.expect(p.end_when, self.expr(p.end_when, {}), T.BOOL, "an end condition")
+        for n in p.nexts:
+            if n.target.name not in self.phases:
+                self.error(n.target.span, f"unknown phase '{n.target.name}'", did_you_mean(n.target.name, self.phases))
+            if n.cond is not None:
+                self.expect(n.cond, self.expr(n.cond, {}), T.BOOL, "a condition")
+        if p.actions and p.after is None and p.end_when is None:
+            self.warning(p.span, f"phase '{p.name}' has actions but no 'after' and no 'end when'",
+                         "without them the same player acts forever")
+
+    # ------------------------------------------------------------------ statements
+    def block(self, b: A.Block, env: dict) -> None:
+        env = dict(env)
+        for s in b.stmts:
+            self.stmt(s, env)
+
+    def stmt(self, s, env: dict) -> None:
+        if isinstance(s, A.Let):
+            t = self.expr(s.value, env)
+            if t == T.NONE:
+                self.error(s.span, f"cannot tell the type of '{s.name}' from none")
+            if s.name in self.global_names or s.name in BUILTIN_NAMES:
+                self.error(s.span, f"'{s.name}' would hide the global name '{s.name}'", "pick another name")
+            env[s.name] = T.CARDS if t.name == "zone" else t
+        elif isinstance(s, A.Assign):
+            target_t = self.lvalue(s.target, env)
+            vt = self.expr(s.value, env)
+            if s.op == "=":
+                self.expect(s.value, vt, target_t, f"'{s.target.name}'")
+            else:
+                self.expect(s.value, vt, T.INT, f"'{s.op}'")
+                if target_t not in (T.INT, T.ANY):
+                    self.error(s.span, f"'{s.op}' needs a number, but '{s.target.name}' is {target_t}")
+        elif isinstance(s, A.Move):
+            t = self.expr(s.cards, env)
+            if t not in (T.CARD, T.ANY):
+                self.expect_cards(s.cards, t)
+            self.expect_zone(s.dest, self.expr(s.dest, env))
+        elif isinstance(s, A.Deal):
+            self.expect(s.count, self.expr(s.count, env), T.INT, "the number of cards")
+            self.expect_zone(s.source, self.expr(s.source, env))
+            self.expect_zone(s.dest, self.expr(s.dest, env))
+        elif isinstance(s, A.Shuffle):
+            self.expect_zone(s.zone, self.expr(s.zone, env))
+        elif isinstance(s, A.Play):
+            t = self.expr(s.cards, env)
+            if t not in (T.CARD, T.ANY):
+                self.expect_cards(s.cards, t)
+            dt = self.expr(s.dest, env)
+            self.expect_zone(s.dest, dt)
+            z = self.zone_of(s.dest)
+            if z is not None and z.kind != "plays":
+                self.error(s.dest.span, f"'play ... to' needs a plays zone; '{z.name}' is a {z.kind}",
+                           f"declare it as: zone {z.name}: plays public")
+            if s.by is not None:
+                self.expect(s.by, self.expr(s.by, env), T.PLAYER, "the player")
+        elif isinstance(s, A.If):
+            for cond, blk in s.branches:
+                self.expect(cond, self.expr(cond, env), T.BOOL, "a condition")
+                self.block(blk, env)
+            if s.else_ is not None:
+                self.block(s.else_, env)
+        elif isinstance(s, A.For):
+            t = self.expr(s.iterable, env)
+            if not T.is_list(t) and t != T.ANY:
+                self.error(s.iterable.span, f"cannot loop over {t}; expected a list")
+            inner = dict(env)
+            inner[s.var] = T.elem_of(t)
+            self.block(s.body, inner)
+        elif isinstance(s, A.EndGame):
+            if s.winners is not None:
+                t = self.expr(s.winners, env)
+                if t not in (T.PLAYER, T.PLAYERS, T.ANY):
+                    self.error(s.winners.span, f"winners must be a player or a list of players, not {t}")
+        elif isinstance(s, A.Log):
+            self.template(s.template, env)
+        elif isinstance(s, A.Reveal):
+            self.expect_zone(s.zone, self.expr(s.zone, env))
+
+    def lvalue(self, lv: A.LValue, env: dict) -> T.Type:
+        if lv.index is None:
+            if lv.name in env:
+                return env[lv.name]
+            if lv.name in BUILTIN_NAMES:
+                t, assignable, _ = BUILTIN_NAMES[lv.name]
+                if not assignable:
+                    self.error(lv.span, f"'{lv.name}' cannot be assigned")
+                return t
+            v = self.vars.get(lv.name)
+            if v is None:
+                self.error(lv.span, f"unknown variable '{lv.name}'", did_you_mean(lv.name, list(self.vars) + list(env)))
+                return T.ANY
+            self.used.add(lv.name)
+            if v.per_player:
+                self.error(lv.span, f"'{lv.name}' is per player: say whose, like {lv.name}[active]")
+            return v.type
+        v = self.vars.get(lv.name)
+        if v is None:
+            self.error(lv.span, f"unknown variable '{lv.name}'", did_you_mean(lv.name, self.vars))
+            return T.ANY
+        self.used.add(lv.name)
+        if not v.per_player:
+            self.error(lv.span, f"'{lv.name}' is not per player and cannot be indexed")
+        self.expect(lv.index, self.expr(lv.index, env), T.PLAYER, "a player")
+        return v.type
+
+    def template(self, lit: A.StrLit, env: dict) -> None:
+        try:
+            parts = parse_template(lit, self.path)
+        except RulesError as e:
+            self.diags.extend(e.diagnostics)
+            return
+        for p in parts:
+            if isinstance(p, A.Expr):
+                self.expr(p, env)
+        self.templates[lit] = parts
+
+    # ------------------------------------------------------------------ expressions
+    def expect(self, e: A.Expr, got: T.Type, want: T.Type, what: str) -> None:
+        if not T.assignable(want, got):
+            self.error(e.span, f"{what} must be {want}, not {got}")
+
+    def expect_cards(self, e: A.Expr, t: T.Type) -> None:
+        if t not in (T.ANY, T.ZONE, T.CARDS) and not (t.name == "list" and t.elem in (None, T.ANY)):
+            self.error(e.span, f"expected cards (a zone or a list of cards), not {t}")
+
+    def expect_zone(self, e: A.Expr, t: T.Type) -> None:
+        if t not in (T.ZONE, T.ANY):
+            self.error(e.span, f"expected a zone, not {t}")
+
+    def zone_of(self, e: A.Expr):
+        ref = self.refs.get(e)
+        if ref and ref[0] in ("zone", "pzone"):
+            return ref[1]
+        return None
+
+    def use_zone(self, name: str, span: A.Span, shared_only: bool = False):
+        z = self.zones.get(name)
+        if z is None:
+            self.error(span, f"unknown zone '{name}'", did_you_mean(name, self.zones))
+            return None
+        self.used.add(name)
+        if shared_only and z.per_player:
+            self.error(span, f"zone '{name}' is per player; the cards must start in a shared zone")
+        return z
+
+    def expr(self, e: A.Expr, env: dict) -> T.Type:
+        t = self._expr(e, env)
+        self.types[e] = t
+        return t
+
+    def _expr(self, e, env) -> T.Type:
+        if isinstance(e, A.IntLit):
+            return T.INT
+        if isinstance(e, A.StrLit):
+            return T.TEXT
+        if isinstance(e, A.BoolLit):
+            return T.BOOL
+        if isinstance(e, A.NoneLit):
+            return T.NONE
+        if isinstance(e, A.Name):
+            return self._name(e, env)
+        if isinstance(e, A.Attr):
+            return self._attr(e, env)
+        if isinstance(e, A.Index):
+            return self._index(e, env)
+        if isinstance(e, A.Call):
+            return self._call(e, env)
+        if isinstance(e, A.ListLit):
+            t = T.ANY
+            for item in e.items:
+                it = self.expr(item, env)
+                if t != T.ANY and not T.comparable(t, it):
+                    self.error(item.span, f"a list mixes {t} and {it}")
+                t = T.unify(t, it)
+            return T.list_of(t)
+        if isinstance(e, A.Unary):
+            t = self.expr(e.operand, env)
+            if e.op == "-":
+                self.expect(e.operand, t, T.INT, "'-'")
+                return T.INT
+            self.expect(e.operand, t, T.BOOL, "'not'")
+            return T.BOOL
+        if isinstance(e, A.BinOp):
+            return self._binop(e, env)
+        if isinstance(e, A.Range):
+            self.expect(e.lo, self.expr(e.lo, env), T.INT, "a range bound")
+            self.expect(e.hi, self.expr(e.hi, env), T.INT, "a range bound")
+            return T.list_of(T.INT)
+        if isinstance(e, A.IfExpr):
+            self.expect(e.cond, self.expr(e.cond, env), T.BOOL, "a condition")
+            a = self.expr(e.then, env)
+            b = self.expr(e.else_, env)
+            if not T.comparable(a, b) and not (T.is_list(a) and T.is_list(b)):
+                self.error(e.span, f"the two branches have different types ({a} and {b})")
+            return T.unify(a, b)
+        if isinstance(e, A.Quant):
+            return self._quant(e, env)
+        self.error(e.span, "unsupported expression")
+        return T.ANY
+
+    def _name(self, e: A.Name, env) -> T.Type:
+        n = e.name
+        if n in env:
+            self.refs[e] = ("local", n)
+            return env[n]
+        if n in BUILTIN_NAMES:
+            self.refs[e] = ("builtin", n)
+            return BUILTIN_NAMES[n][0]
+        if n in self.vars:
+            v = self.vars[n]
+            self.used.add(n)
+            if v.per_player:
+                self.error(e.span, f"'{n}' is per player: say whose, like {n}[active]")
+                return T.ANY
+            self.refs[e] = ("var", v)
+            return v.type
+        if n in self.zones:
+            z = self.zones[n]
+            self.used.add(n)
+            if z.per_player:
+                self.error(e.span, f"zone '{n}' is per player: say whose, like {n}[active]")
+                return T.ANY
+            self.refs[e] = ("zone", z)
+            return T.ZONE
+        if n in self.options:
+            self.used.add(n)
+            self.refs[e] = ("option", n)
+            return self.options[n].type
+        if n in self.enum_member:
+            self.refs[e] = ("enum", n)
+            return T.enum_type(self.enum_member[n])
+        candidates = list(env) + list(BUILTIN_NAMES) + list(self.vars) + list(self.zones) + \
+            list(self.options) + list(self.enum_member)
+        self.error(e.span, f"unknown name '{n}'", did_you_mean(n, candidates))
+        return T.ANY
+
+    def _attr(self, e: A.Attr, env) -> T.Type:
+        t = self.expr(e.obj, env)
+        if t == T.ANY:
+            return T.ANY
+        if t == T.CARD:
+            if e.name == "name":
+                self.refs[e] = ("card_name",)
+                return T.TEXT
+            p = self.properties.get(e.name)
+            if p is None:
+                self.error(e.span, f"cards have no property '{e.name}'", did_you_mean(e.name, list(self.properties) + ["name"]))
+                return T.ANY
+            self.refs[e] = ("prop", e.name)
+            return p.type
+        if t == T.PLAY:
+            fields = {"player": T.PLAYER, "cards": T.CARDS, "size": T.INT}
+            if e.name not in fields:
+                self.error(e.span, f"a play has no field '{e.name}'", did_you_mean(e.name, fields))
+                return T.ANY
+            self.refs[e] = ("play_field", e.name)
+            return fields[e.name]
+        self.error(e.span, f"{t} has no field '{e.name}'")
+        return T.ANY
+
+    def _index(self, e: A.Index, env) -> T.Type:
+        if isinstance(e.obj, A.Name) and e.obj.name not in env:
+            n = e.obj.name
+            if n in self.vars and self.vars[n].per_player:
+                self.used.add(n)
+                self.expect(e.index, self.expr(e.index, env), T.PLAYER, "the index of a per-player variable")
+                self.refs[e] = ("pvar", self.vars[n])
+                return self.vars[n].type
+            if n in self.zones and self.zones[n].per_player:
+                self.used.add(n)
+                self.expect(e.index, self.expr(e.index, env), T.PLAYER, "the index of a per-player zone")
+                self.refs[e] = ("pzone", self.zones[n])
+                return T.ZONE
+        t = self.expr(e.obj, env)
+        it = self.expr(e.index, env)
+        if T.is_list(t):
+            self.expect(e.index, it, T.INT, "a list index")
+            self.refs[e] = ("list",)
+            return T.elem_of(t)
+        if t != T.ANY:
+            self.error(e.span, f"{t} cannot be indexed")
+        return T.ANY
+
+    def _call(self, e: A.Call, env) -> T.Type:
+        args = [self.expr(a, env) for a in e.args]
+        if e.func in self.defs:
+            d = self.defs[e.func]
+            self.used.add(e.func)
+            self.refs[e] = ("def", d)
+            if len(args) != len(d.params):
+                self.error(e.span, f"'{e.func}' takes {len(d.params)} argument(s), not {len(args)}")
+            else:
+                for a, at, p in zip(e.args, args, d.params):
+                    self.expect(a, at, self.resolve_type(p.type), f"argument '{p.name}' of '{e.func}'")
+            return self.resolve_type(d.rtype)
+        if e.func not in BUILTIN_FUNCS:
+            self.error(e.span, f"unknown function '{e.func}'", did_you_mean(e.func, list(self.defs) + list(BUILTIN_FUNCS)))
+            return T.ANY
+        self.refs[e] = ("builtin_func", e.func)
+
+        def arity(n):
+            if len(args) != n:
+                self.error(e.span, f"'{e.func}' takes {n} argument(s), not {len(args)}")
+                return False
+            return True
+        f = e.func
+        if f in ("count", "sorted", "distinct", "random"):
+            if not arity(1):
+                return T.ANY
+            if not T.is_list(args[0]) and args[0] != T.ANY:
+                self.error(e.args[0].span, f"'{f}' needs a list, not {args[0]}")
+                return T.ANY
+            if f == "count":
+                return T.INT
+            lt = T.CARDS if args[0].name == "zone" else args[0]
+            return T.elem_of(lt) if f == "random" else lt
+        if f in ("players_after", "players_from", "next_player", "seat"):
+            if arity(1):
+                self.expect(e.args[0], args[0], T.PLAYER, f"the argument of '{f}'")
+            return {"seat": T.INT, "next_player": T.PLAYER}.get(f, T.PLAYERS)
+        if f in ("top", "bottom"):
+            if arity(2):
+                self.expect_zone(e.args[0], args[0])
+                self.expect(e.args[1], args[1], T.INT, "the number of cards")
+            return T.CARDS
+        if f in ("plays", "cards"):
+            if arity(1):
+                self.expect_zone(e.args[0], args[0])
+                z = self.zone_of(e.args[0])
+                if f == "plays" and z is not None and z.kind != "plays":
+                    self.error(e.args[0].span, f"zone '{z.name}' is a {z.kind}, not a plays zone")
+            return T.list_of(T.PLAY) if f == "plays" else T.CARDS
+        if f in ("max", "min"):
+            if arity(2):
+                for a, at in zip(e.args, args):
+                    self.expect(a, at, T.INT, f"an argument of '{f}'")
+            return T.INT
+        if f == "abs":
+            if arity(1):
+                self.expect(e.args[0], args[0], T.INT, "the argument of 'abs'")
+            return T.INT
+        return T.ANY
+
+    def _binop(self, e: A.BinOp, env) -> T.Type:
+        a = self.expr(e.left, env)
+        b = self.expr(e.right, env)
+        op = e.op
+        if op in ("and", "or"):
+            self.expect(e.left, a, T.BOOL, f"'{op}'")
+            self.expect(e.right, b, T.BOOL, f"'{op}'")
+            return T.BOOL
+        if op == "+" and (T.is_list(a) or T.is_list(b)):
+            if not (T.is_list(a) and T.is_list(b)):
+                self.error(e.span, f"cannot add {a} and {b}")
+                return T.ANY
+            return T.unify(a, b)
+        if op in ("+", "-", "*", "/", "%"):
+            self.expect(e.left, a, T.INT, f"'{op}'")
+            self.expect(e.right, b, T.INT, f"'{op}'")
+            return T.INT
+        if op in ("==", "!="):
+            if not T.comparable(a, b) and not (T.is_list(a) and T.is_list(b)):
+                self.error(e.span, f"cannot compare {a} with {b}")
+            return T.BOOL
+        if op == "in":
+            if not T.is_list(b) and b != T.ANY:
+                self.error(e.right.span, f"'in' needs a list on its right, not {b}")
+            elif not T.comparable(T.elem_of(b), a):
+                self.error(e.span, f"a {a} can never be in a {b}")
+            return T.BOOL
+        self.expect(e.left, a, T.INT, f"'{op}'")
+        self.expect(e.right, b, T.INT, f"'{op}'")
+        return T.BOOL
+
+    def _quant(self, e: A.Quant, env) -> T.Type:
+        dt = self.expr(e.domain, env)
+        if not T.is_list(dt) and dt != T.ANY:
+            self.error(e.domain.span, f"'{e.kind}' needs a list to range over, not {dt}")
+        inner = dict(env)
+        et = T.elem_of(dt) if dt != T.ANY else T.ANY
+        inner[e.var] = et
+        if e.where is not None:
+            self.expect(e.where, self.expr(e.where, inner), T.BOOL, "a 'where' condition")
+        bt = self.expr(e.body, inner) if e.body is not None else None
+        k = e.kind
+        if e.ties_last and k not in ("argmax", "argmin"):
+            self.error(e.span, "'ties last' only goes with argmax and argmin")
+        if k in ("any", "all", "count", "first"):
+            if bt is not None:
+                self.expect(e.body, bt, T.BOOL, f"the condition of '{k}'")
+            return {"count": T.INT, "first": et}.get(k, T.BOOL)
+        if k in ("sum", "max", "min", "argmax", "argmin"):
+            if bt is None:
+                self.error(e.span, f"'{k}' needs ': <number>' after its list")
+            else:
+                self.expect(e.body, bt, T.INT, f"the value of '{k}'")
+            return T.INT if k in ("sum", "max", "min") else et
+        # collect
+        return T.list_of(bt if bt is not None else et)
+
+    # ------------------------------------------------------------------ warnings
+    def check_unused(self) -> None:
+        if self.game is not None and self.game.score is not None:
+            self.used.add(self.game.score.var)
+        for z in self.zones.values():
+            if z.name not in self.used:
+                self.warning(z.decl.span, f"zone '{z.name}' is never used")
+        for v in self.vars.values():
+            if v.name not in self.used:
+                self.warning(v.decl.span, f"variable '{v.name}' is never used")
+        listed = {a.name for p in self.phases.values() for a in p.actions}
+        for a in self.actions.values():
+            if a.name not in listed:
+                self.warning(a.span, f"action '{a.name}' can never be taken: no phase lists it")
+
+
+def _children(e):
+    import attrs
+    for f in attrs.fields(type(e)):
+        v = getattr(e, f.name)
+        if isinstance(v, A.Expr):
+            yield v
+        elif isinstance(v, tuple):
+            for x in v:
+                if isinstance(x, A.Expr):
+                    yield x
+
+
+def check(rules: A.RulesFile) -> Model:
+    return Checker(rules).run()
+
+
+def check_file(path) -> Model:
+    return check(parse_file(path))
+
+
+def check_text(text: str, path: str = "<string>") -> Model:
+    return check(parse_text(text, path))

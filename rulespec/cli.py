@@ -1,0 +1,177 @@
+"""The command line: rulespec check | graph | play | test | bench.
+
+Exit codes: 0 success (warnings allowed), 1 errors in the input or a failed
+run, 2 bad usage.  Bad input never produces a Python traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .diagnostics import RulesError
+
+
+class UsageError(Exception):
+    """Bad command-line usage: exit code 2."""
+
+
+def _load_game(path: str):
+    from interpreter import load
+    return load(path)
+
+
+def _parse_options(game, pairs: list[str]) -> dict:
+    out = {}
+    for pair in pairs or []:
+        if "=" not in pair:
+            raise UsageError(f"--option needs NAME=VALUE, not '{pair}'")
+        k, v = pair.split("=", 1)
+        out[k.strip()] = game.parse_option(k.strip(), v.strip())
+    return out
+
+
+# ---------------------------------------------------------------------- check
+def cmd_check(args) -> int:
+    from .checker import check_file
+    status = 0
+    for path in args.files:
+        try:
+            model = check_file(path)
+        except RulesError as e:
+            print(e.render(), file=sys.stderr)
+            n = sum(1 for d in e.diagnostics if d.severity == "error")
+            print(f"{path}: {n} error{'s' if n != 1 else ''}", file=sys.stderr)
+            status = 1
+            continue
+        for w in model.warnings:
+            print(w.render(model.source), file=sys.stderr)
+        extra = f", {len(model.warnings)} warning{'s' if len(model.warnings) != 1 else ''}" if model.warnings else ""
+        print(f"{path}: ok ({model.name}: {len(model.phases)} phases, {len(model.actions)} actions, "
+              f"{sum(c.copies for c in model.cards)} cards{extra})")
+    return status
+
+
+# ---------------------------------------------------------------------- graph
+def cmd_graph(args) -> int:
+    from .checker import check_file
+    from .graph import to_dot, to_mermaid
+    model = check_file(args.file)
+    text = to_mermaid(model) if args.format == "mermaid" else to_dot(model)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+# ---------------------------------------------------------------------- play
+def cmd_play(args) -> int:
+    import json
+
+    from interpreter.agents import HumanAgent, RandomAgent
+    game = _load_game(args.file)
+    options = _parse_options(game, args.option)
+    players = args.players if args.players is not None else game.model.min_players
+    state = game.new_state(players=players, seed=args.seed, options=options)
+    humans = {h - 1 for h in args.human or []}
+    for h in humans:
+        if not 0 <= h < players:
+            raise UsageError(f"--human {h + 1}: there are only {players} seats")
+    agents = [HumanAgent() if p in humans else RandomAgent(seed=args.seed * 1000 + p) for p in range(players)]
+    log_file = open(args.log, "w", encoding="utf-8") if args.log else None
+    printed = 0
+    viewer = next(iter(humans)) if len(humans) == 1 else None
+    steps = 0
+    try:
+        while not state.is_terminal():
+            if steps >= args.max_steps:
+                print(f"stopped after {steps} decisions (--max-steps)")
+                return 1
+            lines = state.log_lines(viewer)
+            for line in lines[printed:]:
+                print(line)
+            printed = len(lines)
+            p = state.current_player
+            before = len(state.log)
+            action = agents[p].choose(state, p)
+            state.apply(action)
+            steps += 1
+            if log_file:
+                log_file.write(json.dumps({"decision": steps, "player": p, "action": str(action)}) + "\n")
+                for e in state.log[before:]:
+                    log_file.write(json.dumps({"event": e}) + "\n")
+        lines = state.log_lines(viewer)
+        for line in lines[printed:]:
+            print(line)
+        scores = state.scores()
+        print("Final scores: " + ", ".join(f"P{p + 1} {s}" for p, s in enumerate(scores)))
+        if log_file:
+            log_file.write(json.dumps({"final_scores": scores, "winners": state.winners()}) + "\n")
+    except (EOFError, KeyboardInterrupt):
+        print("\ngame abandoned")
+        return 1
+    finally:
+        if log_file:
+            log_file.close()
+    return 0
+
+
+# ---------------------------------------------------------------------- main
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="rulespec", description="Card games as text: check, play, test, fuzz, document.")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("check", help="check rules files and report diagnostics")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("graph", help="print the phase graph")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--format", choices=["mermaid", "dot"], default="mermaid")
+    p.add_argument("-o", "--output", metavar="OUT")
+    p.set_defaults(func=cmd_graph)
+
+    p = sub.add_parser("play", help="play a game between random agents and/or humans")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--players", type=int)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--option", action="append", metavar="NAME=VALUE", default=[])
+    p.add_argument("--human", type=int, action="append", metavar="SEAT", help="seat (from 1) played from the terminal")
+    p.add_argument("--log", metavar="FILE.jsonl", help="write every event and choice as JSON lines")
+    p.add_argument("--max-steps", type=int, default=100_000)
+    p.set_defaults(func=cmd_play)
+    return ap
+
+
+def main(argv=None) -> int:
+    from interpreter.errors import EngineError
+    ap = build_parser()
+    try:
+        args = ap.parse_args(argv)
+    except SystemExit as e:
+        return int(e.code or 0) if e.code in (0, None) else 2
+    try:
+        return args.func(args)
+    except RulesError as e:
+        print(e.render(), file=sys.stderr)
+        return 1
+    except UsageError as e:
+        print(f"rulespec {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except EngineError as e:
+        print(f"rulespec {args.command}: error: {e}", file=sys.stderr)
+        return 1
+    except ValueError as e:
+        print(f"rulespec {args.command}: error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"rulespec {args.command}: error: {e.strerror or e}: {getattr(e, 'filename', '') or ''}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

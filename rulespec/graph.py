@@ -1,0 +1,126 @@
+"""The phase graph: a networkx DiGraph of phases, built from the rules and analysed by the checker.
+
+Nodes are phase names plus END; an edge A -> B means phase A can hand over to B
+(a ``next`` clause), A -> END means something in A can end the game.
+"""
+from __future__ import annotations
+
+import networkx as nx
+
+from . import ast as A
+from .model import END
+
+
+def source_text(source: str, span: A.Span) -> str:
+    lines = source.splitlines()
+    if span.line == span.end_line and 1 <= span.line <= len(lines):
+        return lines[span.line - 1][span.col - 1:span.end_col - 1]
+    if 1 <= span.line <= len(lines):
+        first = lines[span.line - 1][span.col - 1:]
+        rest = lines[span.line:span.end_line - 1]
+        last = lines[span.end_line - 1][:span.end_col - 1] if span.end_line <= len(lines) else ""
+        return " ".join(x.strip() for x in [first, *rest, last])
+    return "?"
+
+
+def _ends_game(block) -> bool:
+    if block is None:
+        return False
+    for s in block.stmts:
+        if isinstance(s, A.EndGame):
+            return True
+        if isinstance(s, A.If):
+            if any(_ends_game(b) for _, b in s.branches) or _ends_game(s.else_):
+                return True
+        if isinstance(s, A.For) and _ends_game(s.body):
+            return True
+    return False
+
+
+def phase_can_end_game(phase: A.PhaseDecl, actions: dict) -> bool:
+    if any(_ends_game(b) for b in (phase.enter, phase.after, phase.exit)):
+        return True
+    return any(a.name in actions and _ends_game(actions[a.name].effect) for a in phase.actions)
+
+
+def build_phase_graph(checker) -> nx.DiGraph:
+    g = nx.DiGraph()
+    source = checker.rules.source
+    g.add_node(END, has_actions=False, doc="the game is over")
+    for p in checker.phases.values():
+        g.add_node(p.name, has_actions=bool(p.actions), doc=p.doc,
+                   has_effects=any(b is not None and b.stmts for b in (p.enter, p.after, p.exit)))
+    for p in checker.phases.values():
+        for n in p.nexts:
+            if n.target.name in checker.phases:
+                label = source_text(source, n.cond.span) if n.cond is not None else ""
+                if g.has_edge(p.name, n.target.name):
+                    old = g.edges[p.name, n.target.name]["label"]
+                    label = f"{old} or {label}" if old and label else ""
+                g.add_edge(p.name, n.target.name, label=label)
+        if phase_can_end_game(p, checker.actions):
+            g.add_edge(p.name, END, label="end game")
+    return g
+
+
+def analyse_phase_graph(checker, g: nx.DiGraph) -> None:
+    model_start = checker.game.start.name if checker.game.start else next(iter(checker.phases))
+    if model_start not in g:
+        return
+    for p in checker.phases.values():
+        if not p.nexts and not g.has_edge(p.name, END):
+            checker.error(p.span, f"phase '{p.name}' has no 'next' and never ends the game",
+                          "add: next <phase>, or an 'end game' statement")
+    reachable = nx.descendants(g, model_start) | {model_start}
+    for p in checker.phases.values():
+        if p.name not in reachable:
+            checker.warning(p.span, f"phase '{p.name}' is unreachable from the start phase '{model_start}'")
+    if END not in reachable:
+        checker.error(checker.phases[model_start].span, "the game can never end: no path from the start reaches 'end game'")
+    can_end = nx.ancestors(g, END)
+    for p in checker.phases.values():
+        if p.name in reachable and p.name not in can_end and g.has_node(END) and END in reachable:
+            checker.error(p.span, f"once in phase '{p.name}' the game can never end",
+                          "every phase needs a path of 'next' clauses to a phase that ends the game")
+    # A loop of phases that neither ask a player anything nor change anything spins forever.
+    automatic = [n for n, d in g.nodes(data=True) if n != END and not d["has_actions"]]
+    sub = g.subgraph(automatic)
+    for cycle in nx.simple_cycles(sub):
+        if not any(g.nodes[n]["has_effects"] for n in cycle):
+            where = checker.phases[cycle[0]]
+            loop = " -> ".join(cycle + [cycle[0]])
+            checker.error(where.span, f"the phases {loop} can loop forever without a player decision or a change of state")
+            break
+
+
+def to_mermaid(model) -> str:
+    g = model.graph
+    ids = {n: ("END" if n == END else f"p_{n}") for n in g.nodes}
+    lines = ["flowchart TD"]
+    for n in g.nodes:
+        if n == END:
+            lines.append(f"    {ids[n]}(((end of game)))")
+        else:
+            shape = ("[", "]") if g.nodes[n]["has_actions"] else ("([", "])")
+            lines.append(f"    {ids[n]}{shape[0]}\"{n}\"{shape[1]}")
+    lines.append(f"    START(( )) --> {ids[model.start_phase]}")
+    for a, b, d in g.edges(data=True):
+        label = d.get("label", "").replace('"', "'")
+        arrow = f" -->|\"{label}\"| " if label else " --> "
+        lines.append(f"    {ids[a]}{arrow}{ids[b]}")
+    return "\n".join(lines) + "\n"
+
+
+def to_dot(model) -> str:
+    g = model.graph
+    lines = [f'digraph "{model.name}" {{', "    rankdir=TB;", '    "(start)" [shape=point];']
+    for n in g.nodes:
+        shape = "doublecircle" if n == END else ("box" if g.nodes[n]["has_actions"] else "ellipse")
+        lines.append(f'    "{n}" [shape={shape}];')
+    lines.append(f'    "(start)" -> "{model.start_phase}";')
+    for a, b, d in g.edges(data=True):
+        label = d.get("label", "").replace('"', "'")
+        attr = f' [label="{label}"]' if label else ""
+        lines.append(f'    "{a}" -> "{b}"{attr};')
+    lines.append("}")
+    return "\n".join(lines) + "\n"

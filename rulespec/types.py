@@ -1,0 +1,93 @@
+"""The types of rulespec expressions."""
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen
+class Type:
+    name: str
+    elem: "Type | None" = None  # list element type
+    enum: "str | None" = None   # enum name for enum types
+
+    def __str__(self) -> str:
+        if self.name == "list":
+            return f"list[{self.elem}]"
+        if self.name == "enum":
+            return str(self.enum)
+        return self.name
+
+
+INT = Type("int")
+BOOL = Type("bool")
+TEXT = Type("text")
+PLAYER = Type("player")
+CARD = Type("card")
+PLAY = Type("play")
+ZONE = Type("zone")
+NONE = Type("none")
+ANY = Type("any")  # used after an error, to avoid cascades of follow-on errors
+
+
+def list_of(t: Type) -> Type:
+    return Type("list", elem=t)
+
+
+def enum_type(name: str) -> Type:
+    return Type("enum", enum=name)
+
+
+CARDS = list_of(CARD)
+PLAYERS = list_of(PLAYER)
+
+NULLABLE = {"player", "card", "play"}
+SIMPLE = {"int": INT, "bool": BOOL, "text": TEXT, "player": PLAYER, "card": CARD, "play": PLAY}
+
+
+def is_list(t: Type) -> bool:
+    return t.name == "list" or t.name == "zone"
+
+
+def elem_of(t: Type) -> Type:
+    if t.name == "zone":
+        return CARD
+    if t.name == "list":
+        return t.elem or ANY
+    return ANY
+
+
+def assignable(target: Type, value: Type) -> bool:
+    """May a value of type `value` be stored where `target` is expected?"""
+    if ANY in (target, value) or target == value:
+        return True
+    if value == NONE and target.name in NULLABLE:
+        return True
+    if target.name == "list" and value.name == "zone":
+        return target.elem in (CARD, ANY)
+    if target.name == "list" and value.name == "list":
+        return value.elem is None or value.elem == ANY or assignable(target.elem, value.elem)
+    return False
+
+
+def comparable(a: Type, b: Type) -> bool:
+    return assignable(a, b) or assignable(b, a)
+
+
+def unify(a: Type, b: Type) -> Type:
+    if a == ANY:
+        return b
+    if b == ANY:
+        return a
+    if a == NONE:
+        return b
+    if b == NONE:
+        return a
+    if a.name == "zone":
+        a = CARDS
+    if b.name == "zone":
+        b = CARDS
+    if a.name == "list" and b.name == "list":
+        if a.elem in (None, ANY):
+            return b
+        return a
+    return a

@@ -7,22 +7,27 @@ share the property's value are combined.  A 15-card hand never costs 2^15.
 """
 from __future__ import annotations
 
-from typing import Iterator
-
-import attrs
+from typing import Iterator, NamedTuple
 
 from .compiler import CAction, CParam, Program, player_name
 
 
-@attrs.frozen
-class Action:
-    """One legal action: its name, its filled-in parameters and its readable, unique text."""
+class Action(NamedTuple):
+    """One legal action: its name, its filled-in parameters and its readable, unique text.
+    (An immutable named tuple: cheap to make, since a decision lists many of them.)"""
     name: str
     params: tuple  # ((param name, value), ...)
     text: str
 
     def __str__(self) -> str:
         return self.text
+
+
+_tuple_new = tuple.__new__
+
+
+def _new_action(name: str, params: tuple, text: str) -> Action:
+    return _tuple_new(Action, (name, params, text))
 
 
 def _multiset_combos(classes: list, k: int, start: int = 0) -> Iterator[list]:
@@ -37,82 +42,136 @@ def _multiset_combos(classes: list, k: int, start: int = 0) -> Iterator[list]:
                 yield cards[:take] + rest
 
 
+def _combos(classes: list, k: int, out: list) -> None:
+    """Append every way to take k cards from classes to out (the order of _multiset_combos)."""
+    if k == 1:
+        for _, cards in classes:
+            out.append([cards[0]])
+    elif k == 2:  # the common pair size, spelled out
+        n = len(classes)
+        for i in range(n):
+            cards = classes[i][1]
+            c = cards[0]
+            if len(cards) >= 2:
+                out.append([c, cards[1]])
+            for j in range(i + 1, n):
+                out.append([c, classes[j][1][0]])
+    elif k > 0:
+        out.extend(_multiset_combos(classes, k))
+
+
 def _sizes(prog: Program, p: CParam, st, env) -> list:
     if p.size is None:
         return []
     v = p.size(st, env)
-    return list(v) if isinstance(v, list) else [v]
+    return v if isinstance(v, list) else [v]
 
 
-def card_choices(prog: Program, p: CParam, st, env) -> Iterator[list]:
+def card_choices(prog: Program, p: CParam, st, env) -> list:
+    """Every distinct choice for a card / cards parameter: alike cards (same name, same zone)
+    are interchangeable, so each combination of kinds appears once."""
     pairs = p.domain(st, env)
     by_class: dict = {}
     names = prog.card_names
     for c, zi in pairs:
-        by_class.setdefault((names[c], zi), []).append(c)
-    classes = list(by_class.items())
+        key = (names[c], zi)
+        cs = by_class.get(key)
+        if cs is None:
+            by_class[key] = [c]
+        else:
+            cs.append(c)
     if p.kind == "card":
-        for _, cards in classes:
-            yield cards[0]
-        return
+        return [cards[0] for cards in by_class.values()]
+    classes = list(by_class.items())
     sizes = _sizes(prog, p, st, env)
     if not sizes:
-        sizes = list(range(1, len(pairs) + 1))
+        sizes = range(1, len(pairs) + 1)
     if p.same is not None:
         prop = prog.card_names if p.same == "name" else prog.card_props[p.same]
         groups: dict = {}
-        for key, cards in classes:
-            groups.setdefault(prop[cards[0]], []).append((key, cards))
+        for item in classes:
+            v = prop[item[1][0]]
+            g = groups.get(v)
+            if g is None:
+                groups[v] = [item]
+            else:
+                g.append(item)
         class_groups = list(groups.values())
     else:
         class_groups = [classes]
+    out: list = []
     for k in sizes:
         if k <= 0:
             continue
         for group in class_groups:
-            yield from _multiset_combos(group, k)
+            _combos(group, k, out)
+    return out
 
 
-def _param_values(prog: Program, p: CParam, st, env) -> Iterator:
+def _param_values(prog: Program, p: CParam, st, env):
     if p.kind == "int":
-        yield from p.domain(st, env)
-    elif p.kind == "player":
-        yield from range(st.n)
-    else:
-        yield from card_choices(prog, p, st, env)
+        return p.domain(st, env)
+    if p.kind == "player":
+        return range(st.n)
+    return card_choices(prog, p, st, env)
+
+
+def _formatter(prog: Program, p: CParam):
+    """A function (state, value) -> the value's text in an action's default text."""
+    if p.kind == "int":
+        return lambda st, v: str(v)
+    if p.kind == "player":
+        return lambda st, v: player_name(v)
+    names = prog.card_names
+    if p.multi_zone:
+        zone_of = prog.slot_zone
+        labels: dict = {}
+
+        def label(c, zi):  # "red 5 (hand)": which zone a card comes from matters when there are several
+            key = (c, zi)
+            t = labels.get(key)
+            if t is None:
+                t = labels[key] = f"{names[c]} ({zone_of[zi]})"
+            return t
+        if p.kind == "card":
+            return lambda st, v: label(v, st.where[v])
+        return lambda st, v: " + ".join([label(c, st.where[c]) for c in v])
+    if p.kind == "card":
+        return lambda st, v: names[v]
+    return lambda st, v: " + ".join([names[c] for c in v])
 
 
 def _format(prog: Program, p: CParam, st, v) -> str:
-    if p.kind == "int":
-        return str(v)
-    if p.kind == "player":
-        return player_name(v)
-    names = prog.card_names
-    cards = [v] if p.kind == "card" else v
-    if p.multi_zone:
-        return " + ".join(f"{names[c]} ({prog.slots[st.where[c]].zone})" for c in cards)
-    return " + ".join(names[c] for c in cards)
+    return _formatter(prog, p)(st, v)
 
 
-def candidates(prog: Program, act: CAction, st, actor: int) -> Iterator[tuple[dict, str | None]]:
-    """Every filling of the action's parameters (before requirements), with the env it binds."""
+def candidates(prog: Program, act: CAction, st, actor: int) -> list[dict]:
+    """Every filling of the action's parameters (before requirements), as the env it binds,
+    in order: the first parameter varies slowest."""
     params = act.params
-
-    def rec(i: int, env: dict):
-        if i == len(params):
-            yield env
-            return
-        p = params[i]
-        for v in _param_values(prog, p, st, env):
-            env2 = dict(env)
-            env2[p.name] = v
-            if p.cond is not None and not p.cond(st, env2):
-                continue
-            yield from rec(i + 1, env2)
-    yield from rec(0, {})
+    if not params:
+        return [{}]
+    p = params[0]
+    name, cond = p.name, p.cond
+    envs = [{name: v} for v in _param_values(prog, p, st, {})]
+    if cond is not None:
+        envs = [env for env in envs if cond(st, env)]
+    for p in params[1:]:
+        name, cond = p.name, p.cond
+        nxt = []
+        for env in envs:
+            for v in _param_values(prog, p, st, env):
+                env2 = dict(env)
+                env2[name] = v
+                if cond is None or cond(st, env2):
+                    nxt.append(env2)
+        envs = nxt
+    return envs
 
 
 def failing_precondition(act: CAction, st):
+    if act.ready is not None and act.ready(st, {}):
+        return None
     for f, msg, r in act.preconditions:
         if not f(st, {}):
             return msg, r
@@ -127,28 +186,57 @@ def failing_requirement(act: CAction, st, env):
     return None
 
 
+class _Plan:
+    """What listing an action needs, worked out once per action."""
+    __slots__ = ("pnames", "formatters")
+
+    def __init__(self, prog: Program, act: CAction):
+        self.pnames = [p.name for p in act.params]
+        self.formatters = [_formatter(prog, p) for p in act.params]
+
+
+def _plan(prog: Program, act: CAction) -> _Plan:
+    plans = prog.cache.setdefault("action_plans", {})
+    plan = plans.get(act.name)
+    if plan is None:
+        plan = plans[act.name] = _Plan(prog, act)
+    return plan
+
+
 def action_text(prog: Program, act: CAction, st, env) -> str:
     if act.text is not None:
         return act.text(st, env)
-    parts = [act.name] + [_format(prog, p, st, env[p.name]) for p in act.params]
-    return " ".join(parts)
+    plan = _plan(prog, act)
+    return " ".join([act.name] + [fmt(st, env[n]) for n, fmt in zip(plan.pnames, plan.formatters)])
 
 
 def legal_actions(prog: Program, st, phase_actions: list, actor: int) -> list[Action]:
     out: list[Action] = []
     seen: dict[str, int] = {}
+    new_action = _new_action
     for name in phase_actions:
         act = prog.actions[name]
-        if failing_precondition(act, st) is not None:
+        if act.ready is not None and not act.ready(st, {}):  # checked before any choice is enumerated
             continue
+        plan = _plan(prog, act)
+        holds, pnames = act.holds, plan.pnames
+        template = act.text
+        single = len(pnames) == 1 and template is None
+        if single:
+            fmt, prefix = plan.formatters[0], name + " "
         for env in candidates(prog, act, st, actor):
-            if failing_requirement(act, st, env) is not None:
-                continue
-            text = action_text(prog, act, st, env)
-            if text in seen:  # the rules' text template does not tell two choices apart
-                seen[text] += 1
-                text = f"{text} #{seen[text]}"
-            else:
-                seen[text] = 1
-            out.append(Action(name, tuple((p.name, env[p.name]) for p in act.params), text))
+            if holds is None or holds(st, env):
+                if single:
+                    v = env[pnames[0]]
+                    text = prefix + fmt(st, v)
+                    params = ((pnames[0], v),)
+                else:
+                    text = template(st, env) if template is not None else action_text(prog, act, st, env)
+                    params = tuple([(n, env[n]) for n in pnames])
+                if text in seen:  # the rules' text template does not tell two choices apart
+                    seen[text] += 1
+                    text = f"{text} #{seen[text]}"
+                else:
+                    seen[text] = 1
+                out.append(new_action(name, params, text))
     return out

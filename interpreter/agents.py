@@ -56,8 +56,14 @@ class HumanAgent:
                 out.write(f"  {name}: {', '.join(zone['cards'])}\n")
             elif "count" in zone and zone["count"]:
                 out.write(f"  {name}: {zone['count']} hidden card(s)\n")
+        types = {info.name: info for info, _ in state.prog.var_defaults}
         for name, value in obs["vars"].items():
-            out.write(f"  {name}: {value}\n")
+            info = types.get(name)
+            if info is not None and info.per_player and isinstance(value, list):
+                shown = ", ".join(f"{player_name(p)} {_show(state, info.type, v)}" for p, v in enumerate(value))
+            else:
+                shown = _show(state, info.type, value) if info is not None else str(value)
+            out.write(f"  {name}: {shown}\n")
 
     def choose(self, state, player: int):
         self.show(state, player)
@@ -76,3 +82,18 @@ class HumanAgent:
             if line in {a.text for a in legal}:
                 return line
             self.stdout.write(f"  not a choice: give a number from 1 to {len(legal)} or an action's text\n")
+
+
+def _show(state, t, v) -> str:
+    """A variable's value for people: players as P1.., cards by name, none as 'none'."""
+    if v is None:
+        return "none"
+    if t.name == "player":
+        return player_name(v)
+    if t.name == "card":
+        return state.prog.card_names[v]
+    if t.name == "bool":
+        return "yes" if v else "no"
+    if t.name == "list" and isinstance(v, list):
+        return "[" + ", ".join(_show(state, t.elem, x) for x in v) + "]" if t.elem is not None else str(v)
+    return str(v)

@@ -57,6 +57,8 @@ class CAction:
     preconditions: list  # [(f, message, Require)] that do not: checked before enumerating choices
     text: Optional[Callable]
     effect: Optional[Callable]
+    holds: Optional[Callable] = None  # all of `requires` at once (one call while listing actions)
+    ready: Optional[Callable] = None  # all of `preconditions` at once
 
 
 @attrs.define
@@ -111,12 +113,20 @@ class Program:
                     self.slots.append(ZoneSlot(len(self.slots), f"{z.name}[{player_name(p)}]", z.name, p,
                                                z.kind, z.visibility))
         self.plays_slots = frozenset(s.index for s in self.slots if s.kind == "plays")
+        self.slot_zone = [s.zone for s in self.slots]  # zone instance -> declared zone name
+        self.cache: dict = {}  # scratch space the engine fills lazily (e.g. action listing plans)
         # ---- variables
         self.var_index = {name: i for i, name in enumerate(model.vars)}
         # ---- compile
+        self._plain_mode = False
+        self._fuse_depth = 0  # > 0 while compiling a part of a fused expression
         self.defs: dict[str, Callable] = {}
+        self.defs_plain: dict[str, Callable] = {}
+        self.def_pure: dict[str, bool] = {}  # pure defs (no random()) are memoised while actions are listed
         for d in model.defs.values():
+            self.def_pure[d.name] = not _uses_random(d.body, self.def_pure)
             self.defs[d.name] = self._compile_def(d)
+            self.defs_plain[d.name] = self._plain_version("list", d.body)
         self.var_defaults = [(v, self.expr(v.default) if v.default is not None else None)
                              for v in model.vars.values()]
         self.actions = {a.name: self._compile_action(a) for a in model.actions.values()}
@@ -135,12 +145,88 @@ class Program:
     def type_of(self, e) -> T.Type:
         return self.model.types.get(e, T.ANY)
 
+    # Every expression is compiled twice.  The fast version fuses a tree of simple nodes
+    # into one generated Python lambda (see _Fuser); the plain version is a tree of small
+    # closures that checks every step and reports a rules error at the node that failed.
+    # When the fast version raises a Python error, the plain one re-evaluates the
+    # expression to report it: expressions have no side effects (those that draw random
+    # numbers are never fused), so evaluating twice changes nothing.
+    def expr(self, e) -> Callable:
+        return self._plain("value", e) if self._plain_mode else self._fused("value", e)
+
     def as_list(self, e) -> Callable:
         """Compile e as a list; a zone becomes a copy of its cards."""
+        return self._plain("list", e) if self._plain_mode else self._fused("list", e)
+
+    def view(self, e) -> Callable:
+        """Compile e as a list that is only read, never kept: a zone (or cards(zone)) is its
+        own card list, not a copy.  Safe wherever the value cannot outlive the expression
+        being evaluated (expressions never move cards), e.g. a quantifier's domain."""
+        return self._plain("view", e) if self._plain_mode else self._fused("view", e)
+
+    def _plain(self, mode: str, e) -> Callable:
+        if mode == "list":
+            return self._plain_as_list(e)
+        if mode == "view":
+            return self._plain_view(e)
+        return getattr(self, "_e_" + type(e).__name__)(e)
+
+    def _plain_version(self, mode: str, e) -> Callable:
+        saved, self._plain_mode = self._plain_mode, True
+        try:
+            return self._plain(mode, e)
+        finally:
+            self._plain_mode = saved
+
+    def _fused(self, mode: str, e) -> Callable:
+        if _uses_random(e, self.def_pure):
+            return self._plain(mode, e)  # its parts are still fused
+        return self._fuse(e.span, lambda fuser: fuser.src(mode, e), lambda: self._plain(mode, e),
+                          lambda: self._plain_version(mode, e))
+
+    def _fuse(self, span, make_src, fallback, make_plain) -> Callable:
+        fuser = _Fuser(self)
+        try:
+            src = make_src(fuser)
+        except _NoFuse:
+            return fallback()
+        nested = self._fuse_depth > 0  # the outermost expression's wrapper reports errors
+        if fuser.whole is not None:
+            fast = fuser.whole
+        else:
+            where = f"<fused {self.path}:{span.line}:{span.col}>"  # names the code in profiles and tracebacks
+            try:
+                code = compile(f"lambda st, env: {src}", where, "eval")
+            except (SyntaxError, RecursionError, MemoryError, ValueError):  # e.g. nested too deeply for Python
+                return fallback()
+            fast = eval(code, fuser.ns)  # noqa: S307 -- generated from the checked model, no user text
+        if nested or not (fuser.may_fail or fuser.has_opaque):
+            return fast
+        plain = make_plain()
+
+        def checked(st, env):
+            try:
+                return fast(st, env)
+            except _PY_ERRORS:
+                return plain(st, env)
+        return checked
+
+    def _plain_as_list(self, e) -> Callable:
         f = self.expr(e)
         if self.type_of(e).name == "zone":
             return lambda st, env: list(st.zones[f(st, env)])
         return f
+
+    def _plain_view(self, e) -> Callable:
+        if isinstance(e, A.Call) and e.func == "cards" and self.model.refs.get(e, ("",))[0] != "def":
+            e = e.args[0]
+        if self.type_of(e).name != "zone":
+            return self.expr(e)
+        if isinstance(e, A.Name) and self.model.refs[e][0] == "zone":
+            zi = self.zone_base[e.name]
+            return lambda st, env: st.zones[zi]
+        f = self.expr(e)
+        return lambda st, env: st.zones[f(st, env)]
 
     def formatter(self, t: T.Type) -> Callable:
         names = self.card_names
@@ -162,6 +248,29 @@ class Program:
 
     def template(self, lit: A.StrLit) -> Callable:
         parts = self.model.templates.get(lit, [lit.value])
+        if self._plain_mode or any(not isinstance(p, str) and _uses_random(p, self.def_pure) for p in parts):
+            return self._plain_template(parts)
+
+        def make_src(fuser):
+            out = []
+            for p in parts:
+                if isinstance(p, str):
+                    out.append(repr(p))
+                else:
+                    fuser.may_fail = True  # a formatter may meet an unexpected value
+                    out.append(f"{fuser.bind(self.formatter(self.type_of(p)))}(st, {fuser.v(p)})")
+            return " + ".join(out) if out else "''"
+        return self._fuse(lit.span, make_src, lambda: self._plain_template(parts),
+                          lambda: self._plain_version_of(lambda: self._plain_template(parts)))
+
+    def _plain_version_of(self, build) -> Callable:
+        saved, self._plain_mode = self._plain_mode, True
+        try:
+            return build()
+        finally:
+            self._plain_mode = saved
+
+    def _plain_template(self, parts: list) -> Callable:
         compiled = []
         for p in parts:
             if isinstance(p, str):
@@ -176,11 +285,7 @@ class Program:
             return "".join(out)
         return render
 
-    # ------------------------------------------------------------------ expressions
-    def expr(self, e) -> Callable:
-        m = getattr(self, "_e_" + type(e).__name__)
-        return m(e)
-
+    # ------------------------------------------------------------------ expressions (plain versions)
     def _e_IntLit(self, e):
         v = e.value
         return lambda st, env: v
@@ -227,9 +332,12 @@ class Program:
 
             def prop(st, env):
                 c = obj(st, env)
-                if c is None:
-                    self.fail(e, f"no card to read '{e.name}' from")
-                return vals[c]
+                try:
+                    return vals[c]
+                except TypeError:
+                    if c is None:
+                        self.fail(e, f"no card to read '{e.name}' from")
+                    raise
             return prop
         field = ref[1]
         if field == "player":
@@ -259,14 +367,26 @@ class Program:
                     self.fail(e, "indexed with 'none' instead of a player")
                 return base + p
             return pzone
-        lst = self.as_list(e.obj)
+        lst = self.view(e.obj)
+
+        if isinstance(e.index, A.IntLit):
+            k = e.index.value
+
+            def item_k(st, env):
+                xs = lst(st, env)
+                try:
+                    return xs[k]
+                except IndexError:
+                    self.fail(e, f"index {k} is outside a list of {len(xs)}")
+            return item_k
 
         def item(st, env):
             xs = lst(st, env)
             i = idx(st, env)
-            if not -len(xs) <= i < len(xs):
+            try:
+                return xs[i]
+            except IndexError:
                 self.fail(e, f"index {i} is outside a list of {len(xs)}")
-            return xs[i]
         return item
 
     def _e_ListLit(self, e):
@@ -298,27 +418,40 @@ class Program:
             a, b = self.expr(e.left), self.expr(e.right)
             return lambda st, env: a(st, env) or b(st, env)
         if op == "in":
-            a, b = self.expr(e.left), self.as_list(e.right)
+            a, b = self.expr(e.left), self.view(e.right)
             return lambda st, env: a(st, env) in b(st, env)
         lt, rt = self.type_of(e.left), self.type_of(e.right)
         if T.is_list(lt) or T.is_list(rt):
-            a, b = self.as_list(e.left), self.as_list(e.right)
+            a, b = self.view(e.left), self.view(e.right)
         else:
             a, b = self.expr(e.left), self.expr(e.right)
         if op in _CMP:
             f = _CMP[op]
             if op in ("==", "!="):
-                return lambda st, env: f(a(st, env), b(st, env))
+                if isinstance(e.right, (A.IntLit, A.StrLit, A.BoolLit, A.NoneLit)):
+                    k = None if isinstance(e.right, A.NoneLit) else e.right.value
+                    if op == "==":
+                        return lambda st, env: a(st, env) == k
+                    return lambda st, env: a(st, env) != k
+                if op == "==":
+                    return lambda st, env: a(st, env) == b(st, env)
+                return lambda st, env: a(st, env) != b(st, env)
 
             def compare(st, env):
                 x, y = a(st, env), b(st, env)
-                if x is None or y is None:
-                    self.fail(e, f"'{op}' compares with none")
-                return f(x, y)
+                try:
+                    return f(x, y)
+                except TypeError:
+                    if x is None or y is None:
+                        self.fail(e, f"'{op}' compares with none")
+                    raise
             return compare
-        if op in _ARITH:
-            f = _ARITH[op]
-            return lambda st, env: f(a(st, env), b(st, env))
+        if op == "+":
+            return lambda st, env: a(st, env) + b(st, env)
+        if op == "-":
+            return lambda st, env: a(st, env) - b(st, env)
+        if op == "*":
+            return lambda st, env: a(st, env) * b(st, env)
 
         def divide(st, env):
             x, y = a(st, env), b(st, env)
@@ -330,14 +463,15 @@ class Program:
     def _e_Call(self, e):
         ref = self.model.refs[e]
         if ref[0] == "def":
-            body = self.defs[e.func]
-            names = [p.name for p in ref[1].params]
-            args = [self.expr(a) for a in e.args]
-            return lambda st, env: body(st, {n: f(st, env) for n, f in zip(names, args)})
+            return self._def_call(e, ref[1])
         f = e.func
         if f in ("count", "sorted", "distinct", "random"):
-            lst = self.as_list(e.args[0])
+            arg = e.args[0]
+            lst = self.view(arg)
             if f == "count":
+                if isinstance(arg, A.Call) and arg.func == "plays" and self.model.refs.get(arg, ("",))[0] != "def":
+                    z = self.expr(arg.args[0])
+                    return lambda st, env: len(st.plays.get(z(st, env), ()))
                 return lambda st, env: len(lst(st, env))
             if f == "sorted":
                 return lambda st, env: sorted(lst(st, env))
@@ -383,50 +517,131 @@ class Program:
             return lambda st, env: abs(a(st, env))
         self.fail(e, f"unknown function '{f}'")
 
+    def _def_call(self, e: A.Call, d: A.DefDecl) -> Callable:
+        """A call of a def.  A pure def (one that draws no random numbers) is memoised in
+        ``st._memo`` when that is a dict: the engine turns it on only while it lists legal
+        actions, when nothing can change the state, so the same call gives the same value."""
+        body = (self.defs_plain if self._plain_mode else self.defs)[e.func]
+        names = [p.name for p in d.params]
+        args = [self.as_list(a) for a in e.args]  # a zone given for a list[card] parameter is its cards
+        if not self.def_pure[e.func]:
+            return lambda st, env: body(st, {n: f(st, env) for n, f in zip(names, args)})
+        name = e.func
+        if not args:
+            def call0(st, env):
+                memo = st._memo
+                if memo is None:
+                    return body(st, {})
+                try:
+                    return memo[name]
+                except KeyError:
+                    v = memo[name] = body(st, {})
+                    return v
+            return call0
+        freezers = [_freezer(self.type_of(a)) for a in e.args]
+        if len(args) == 1:
+            n0, a0, fz0 = names[0], args[0], freezers[0]
+
+            def call1(st, env):
+                x = a0(st, env)
+                memo = st._memo
+                if memo is None:
+                    return body(st, {n0: x})
+                key = (name, fz0(x))
+                try:
+                    return memo[key]
+                except KeyError:
+                    v = memo[key] = body(st, {n0: x})
+                    return v
+            return call1
+
+        def calln(st, env):
+            vals = [f(st, env) for f in args]
+            memo = st._memo
+            if memo is None:
+                return body(st, dict(zip(names, vals)))
+            key = (name,) + tuple(fz(v) for fz, v in zip(freezers, vals))
+            try:
+                return memo[key]
+            except KeyError:
+                v = memo[key] = body(st, dict(zip(names, vals)))
+                return v
+        return calln
+
     def _e_Quant(self, e):
-        dom = self.as_list(e.domain)
+        dom = self.view(e.domain)
         var = e.var
         where = self.expr(e.where) if e.where is not None else None
         body = self.expr(e.body) if e.body is not None else None
         k = e.kind
 
-        def items(st, env):
-            inner = dict(env)
-            for x in dom(st, env):
-                inner[var] = x
-                if where is None or where(st, inner):
-                    yield x, inner
-
         if k == "any":
-            if body is None:
-                return lambda st, env: any(True for _ in items(st, env))
-            return lambda st, env: any(body(st, i) for _, i in items(st, env))
+            def any_(st, env):
+                inner = dict(env)
+                for x in dom(st, env):
+                    inner[var] = x
+                    if (where is None or where(st, inner)) and (body is None or body(st, inner)):
+                        return True
+                return False
+            return any_
         if k == "all":
             if body is None:
                 return lambda st, env: True
-            return lambda st, env: all(body(st, i) for _, i in items(st, env))
+
+            def all_(st, env):
+                inner = dict(env)
+                for x in dom(st, env):
+                    inner[var] = x
+                    if (where is None or where(st, inner)) and not body(st, inner):
+                        return False
+                return True
+            return all_
         if k == "count":
-            if body is None:
-                return lambda st, env: sum(1 for _ in items(st, env))
-            return lambda st, env: sum(1 for _, i in items(st, env) if body(st, i))
+            def count_(st, env):
+                inner = dict(env)
+                n = 0
+                for x in dom(st, env):
+                    inner[var] = x
+                    if (where is None or where(st, inner)) and (body is None or body(st, inner)):
+                        n += 1
+                return n
+            return count_
         if k == "first":
             def first(st, env):
-                for x, i in items(st, env):
-                    if body is None or body(st, i):
+                inner = dict(env)
+                for x in dom(st, env):
+                    inner[var] = x
+                    if (where is None or where(st, inner)) and (body is None or body(st, inner)):
                         return x
                 return None
             return first
         if k == "collect":
-            if body is None:
-                return lambda st, env: [x for x, _ in items(st, env)]
-            return lambda st, env: [body(st, i) for _, i in items(st, env)]
+            def collect(st, env):
+                inner = dict(env)
+                out = []
+                for x in dom(st, env):
+                    inner[var] = x
+                    if where is None or where(st, inner):
+                        out.append(x if body is None else body(st, inner))
+                return out
+            return collect
+
+        def values(st, env):
+            inner = dict(env)
+            out = []
+            for x in dom(st, env):
+                inner[var] = x
+                if where is None or where(st, inner):
+                    out.append(body(st, inner))
+            return out
+
         if k == "sum":
-            return lambda st, env: sum(body(st, i) for _, i in items(st, env))
+            return lambda st, env: sum(values(st, env))
         if k in ("max", "min"):
             g = max if k == "max" else min
 
             def extreme(st, env):
-                vals = [body(st, i) for _, i in items(st, env)]
+                vals = values(st, env)
                 if not vals:
                     self.fail(e, f"'{k}' over an empty list")
                 return g(vals)
@@ -436,23 +651,28 @@ class Program:
             better = operator.ge if k == "argmax" else operator.le
 
         def arg(st, env):
+            inner = dict(env)
             best = best_v = None
             found = False
-            for x, i in items(st, env):
-                v = body(st, i)
-                if not found or better(v, best_v):
-                    best, best_v, found = x, v, True
+            for x in dom(st, env):
+                inner[var] = x
+                if where is None or where(st, inner):
+                    v = body(st, inner)
+                    if not found or better(v, best_v):
+                        best, best_v, found = x, v, True
             if not found:
                 self.fail(e, f"'{k}' over an empty list")
             return best
         return arg
 
     def _compile_def(self, d: A.DefDecl) -> Callable:
-        body = self.expr(d.body)
-        if self.model.types.get(d.body, T.ANY).name == "zone":
-            inner = body
-            return lambda st, env: list(st.zones[inner(st, env)])
-        return body
+        # A def body is only ever called from another expression, whose checked wrapper
+        # reports errors (re-evaluating with defs_plain), so it needs no wrapper of its own.
+        self._fuse_depth += 1
+        try:
+            return self.as_list(d.body)  # a zone-valued def gives a copy of the cards
+        finally:
+            self._fuse_depth -= 1
 
     # ------------------------------------------------------------------ statements
     def block(self, b: Optional[A.Block]) -> Optional[Callable]:
@@ -481,7 +701,7 @@ class Program:
         return let
 
     def _s_Assign(self, s):
-        v = self.expr(s.value)
+        v = self.as_list(s.value)  # a zone stored in a list[card] variable is a copy of its cards
         tgt = s.target
         op = s.op
         if tgt.index is None and tgt.name == "active" and tgt.name not in self.model.vars:
@@ -497,8 +717,8 @@ class Program:
                     return set_var
                 sign = 1 if op == "+=" else -1
 
-                def add_var(st, env):
-                    st.vars[i] += sign * v(st, env)
+                def add_var(st, env):  # never in place: a list value may be shared
+                    st.vars[i] = st.vars[i] + sign * v(st, env)
                 return add_var
             idx = self.expr(tgt.index)
             if op == "=":
@@ -508,7 +728,8 @@ class Program:
             sign = 1 if op == "+=" else -1
 
             def add_pvar(st, env):
-                st.vars[i][idx(st, env)] += sign * v(st, env)
+                row, p = st.vars[i], idx(st, env)
+                row[p] = row[p] + sign * v(st, env)
             return add_pvar
         n = tgt.name
         if op == "=":
@@ -518,7 +739,7 @@ class Program:
         sign = 1 if op == "+=" else -1
 
         def add_local(st, env):
-            env[n] += sign * v(st, env)
+            env[n] = env[n] + sign * v(st, env)
         return add_local
 
     def _is_local(self, s, name) -> bool:
@@ -656,7 +877,39 @@ class Program:
         pre = [(self.expr(r.cond), r.message, r) for r in a.requires if not _mentions(r.cond, names)]
         post = [(self.expr(r.cond), r.message, r) for r in a.requires if _mentions(r.cond, names)]
         text = self.template(a.text) if a.text is not None else None
-        return CAction(a.name, a, params, post, pre, text, self.block(a.effect))
+        pre_conds = [r.cond for r in a.requires if not _mentions(r.cond, names)]
+        post_conds = [r.cond for r in a.requires if _mentions(r.cond, names)]
+        return CAction(a.name, a, params, post, pre, text, self.block(a.effect),
+                       self._all_of(post_conds, post), self._all_of(pre_conds, pre))
+
+    def _all_of(self, conds: list, compiled: list) -> Optional[Callable]:
+        """One function that is true when every condition holds (in order, stopping at the first
+        that fails): listing actions asks this for every candidate."""
+        if not conds:
+            return None
+        if len(conds) == 1:
+            return compiled[0][0]
+        fallback = [f for f, _, _ in compiled]
+
+        def each(st, env):
+            for f in fallback:
+                if not f(st, env):
+                    return False
+            return True
+        if any(_uses_random(c, self.def_pure) for c in conds):
+            return each
+        return self._fuse(conds[0].span, lambda fuser: " and ".join(f"bool({fuser.v(c)})" for c in conds),
+                          lambda: each, lambda: self._plain_version_of(lambda: self._plain_all_of(conds)))
+
+    def _plain_all_of(self, conds: list) -> Callable:
+        fs = [self.expr(c) for c in conds]
+
+        def each(st, env):
+            for f in fs:
+                if not f(st, env):
+                    return False
+            return True
+        return each
 
     def _zones_of(self, e) -> Callable:
         """Compile a card domain to a list of (card, zone index) pairs, in zone order."""
@@ -693,3 +946,234 @@ def _mentions(e, names: set) -> bool:
         if isinstance(v, tuple) and any(isinstance(x, A.Expr) and _mentions(x, names) for x in v):
             return True
     return False
+
+
+def _uses_random(e, def_pure: dict) -> bool:
+    """Does evaluating expression e draw from the game's random generator (directly or via a def)?"""
+    if isinstance(e, A.Call) and (e.func == "random" or def_pure.get(e.func) is False):
+        return True
+    for f in attrs.fields(type(e)):
+        v = getattr(e, f.name)
+        if isinstance(v, A.Expr) and _uses_random(v, def_pure):
+            return True
+        if isinstance(v, tuple) and any(isinstance(x, A.Expr) and _uses_random(x, def_pure) for x in v):
+            return True
+    return False
+
+
+def _freeze_any(v):
+    if isinstance(v, list):
+        return tuple(_freeze_any(x) for x in v)
+    return v
+
+
+def _freezer(t: T.Type) -> Callable:
+    """A function that turns a value of type t into a hashable memo key (lists become tuples)."""
+    if t.name == "list" and t.elem is not None and t.elem.name in ("int", "bool", "text", "player", "card", "enum"):
+        return tuple
+    if t.name in ("int", "bool", "text", "player", "card", "enum", "zone"):
+        return _identity
+    return _freeze_any
+
+
+def _identity(v):
+    return v
+
+
+_PY_ERRORS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError)
+
+
+class _NoFuse(Exception):
+    """This expression cannot be turned into generated code; use closures."""
+
+
+def _players_after(a, n):
+    return [(a + k) % n for k in range(1, n + 1)]
+
+
+def _players_from(a, n):
+    return [(a + k) % n for k in range(n)]
+
+
+_SAFE_OPS = {"==": "==", "!=": "!="}
+_RISKY_OPS = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "+": "+", "-": "-", "*": "*", "/": "//", "%": "%"}
+
+
+class _Fuser:
+    """Turns a tree of simple expression nodes into the source of one Python expression
+    over ``st`` and ``env``.  Quantifiers and def calls stay closures (called from the
+    generated code); ``ns`` holds everything the source refers to."""
+
+    def __init__(self, prog: Program):
+        self.prog = prog
+        self.model = prog.model
+        self.ns: dict = {}
+        self.may_fail = False
+        self.has_opaque = False
+        self.whole = None  # set when the entire expression is one closure
+
+    def bind(self, value) -> str:
+        name = f"_b{len(self.ns)}"
+        self.ns[name] = value
+        return name
+
+    def src(self, mode: str, e, root: bool = True) -> str:
+        t = self.prog.type_of(e)
+        if mode == "view" and isinstance(e, A.Call) and e.func == "cards" and self.model.refs.get(e, ("",))[0] != "def":
+            e, mode = e.args[0], "view"
+            t = self.prog.type_of(e)
+        if mode != "value" and t.name == "zone":
+            inner = self.src("value", e, False)
+            return f"st.zones[{inner}]" if mode == "view" else f"list(st.zones[{inner}])"
+        if isinstance(e, (A.Quant, A.Call)) and (isinstance(e, A.Quant) or self.model.refs[e][0] == "def"):
+            self.has_opaque = True
+            self.prog._fuse_depth += 1
+            try:
+                f = self.prog._e_Quant(e) if isinstance(e, A.Quant) else self.prog._def_call(e, self.model.refs[e][1])
+            finally:
+                self.prog._fuse_depth -= 1
+            if root:
+                self.whole = f
+            return f"{self.bind(f)}(st, env)"
+        m = getattr(self, "_" + type(e).__name__, None)
+        if m is None:
+            raise _NoFuse()
+        return m(e)
+
+    def v(self, e) -> str:
+        return self.src("value", e, False)
+
+    def lst(self, e) -> str:
+        return self.src("list", e, False)
+
+    def view(self, e) -> str:
+        return self.src("view", e, False)
+
+    # ---- nodes
+    def _IntLit(self, e):
+        return repr(e.value)
+
+    _BoolLit = _IntLit
+    _StrLit = _IntLit
+
+    def _NoneLit(self, e):
+        return "None"
+
+    def _Name(self, e):
+        kind = self.model.refs[e][0]
+        if kind == "local":
+            return f"env[{e.name!r}]"
+        if kind == "builtin":
+            if e.name == "players":
+                return "list(range(st.n))"
+            if e.name == "player_count":
+                return "st.n"
+            return "st.active"
+        if kind == "var":
+            return f"st.vars[{self.prog.var_index[e.name]}]"
+        if kind == "zone":
+            return str(self.prog.zone_base[e.name])
+        if kind == "option":
+            return f"st.opts[{e.name!r}]"
+        if kind == "enum":
+            return repr(e.name)
+        raise _NoFuse()
+
+    def _Attr(self, e):
+        ref = self.model.refs[e]
+        obj = self.v(e.obj)
+        self.may_fail = True
+        if ref[0] == "card_name":
+            return f"{self.bind(self.prog.card_names)}[{obj}]"
+        if ref[0] == "prop":
+            return f"{self.bind(self.prog.card_props[ref[1]])}[{obj}]"
+        field = ref[1]
+        if field == "player":
+            return f"({obj})[0]"
+        if field == "cards":
+            return f"list(({obj})[1])"
+        return f"len(({obj})[1])"
+
+    def _Index(self, e):
+        ref = self.model.refs[e]
+        idx = self.v(e.index)
+        self.may_fail = True
+        if ref[0] == "pvar":
+            return f"st.vars[{self.prog.var_index[ref[1].name]}][{idx}]"
+        if ref[0] == "pzone":
+            return f"({self.prog.zone_base[ref[1].name]} + {idx})"
+        return f"{self.view(e.obj)}[{idx}]"
+
+    def _ListLit(self, e):
+        return "[" + ", ".join(self.v(x) for x in e.items) + "]"
+
+    def _Unary(self, e):
+        a = self.v(e.operand)
+        if e.op == "-":
+            self.may_fail = True
+            return f"(-{a})"
+        return f"(not {a})"
+
+    def _Range(self, e):
+        self.may_fail = True
+        return f"list(range({self.v(e.lo)}, {self.v(e.hi)} + 1))"
+
+    def _IfExpr(self, e):
+        c = self.v(e.cond)
+        if self.prog.type_of(e).name == "list":
+            a, b = self.lst(e.then), self.lst(e.else_)
+        else:
+            a, b = self.v(e.then), self.v(e.else_)
+        return f"({a} if {c} else {b})"
+
+    def _BinOp(self, e):
+        op = e.op
+        if op in ("and", "or"):
+            return f"({self.v(e.left)} {op} {self.v(e.right)})"
+        if op == "in":
+            return f"({self.v(e.left)} in {self.view(e.right)})"
+        if T.is_list(self.prog.type_of(e.left)) or T.is_list(self.prog.type_of(e.right)):
+            a, b = self.view(e.left), self.view(e.right)
+        else:
+            a, b = self.v(e.left), self.v(e.right)
+        if op in _SAFE_OPS:
+            return f"({a} {op} {b})"
+        if op not in _RISKY_OPS:
+            raise _NoFuse()
+        self.may_fail = True
+        return f"({a} {_RISKY_OPS[op]} {b})"
+
+    def _Call(self, e):
+        f = e.func
+        args = e.args
+        self.may_fail = True
+        if f == "count":
+            arg = args[0]
+            if isinstance(arg, A.Call) and arg.func == "plays" and self.model.refs.get(arg, ("",))[0] != "def":
+                return f"len(st.plays.get({self.v(arg.args[0])}, ()))"
+            return f"len({self.view(arg)})"
+        if f == "sorted":
+            return f"sorted({self.view(args[0])})"
+        if f == "distinct":
+            return f"list(dict.fromkeys({self.view(args[0])}))"
+        if f == "players_after":
+            return f"{self.bind(_players_after)}({self.v(args[0])}, st.n)"
+        if f == "players_from":
+            return f"{self.bind(_players_from)}({self.v(args[0])}, st.n)"
+        if f == "next_player":
+            return f"(({self.v(args[0])} + 1) % st.n)"
+        if f == "seat":
+            return f"({self.v(args[0])} + 1)"
+        if f == "top":
+            return f"st.zones[{self.v(args[0])}][::-1][:max(0, {self.v(args[1])})]"
+        if f == "bottom":
+            return f"st.zones[{self.v(args[0])}][:max(0, {self.v(args[1])})]"
+        if f == "plays":
+            return f"[list(p) for p in st.plays.get({self.v(args[0])}, [])]"
+        if f == "cards":
+            return f"list(st.zones[{self.v(args[0])}])"
+        if f in ("max", "min"):
+            return f"{f}({self.v(args[0])}, {self.v(args[1])})"
+        if f == "abs":
+            return f"abs({self.v(args[0])})"
+        raise _NoFuse()

@@ -20,13 +20,14 @@ from .errors import GameOver, IllegalActionError, RuleRuntimeError
 from .rng import Rng, seed_state
 
 ENTER, CHECK, AWAIT, EXIT, OVER = "enter", "check", "await", "exit", "over"
-MAX_AUTOMATIC_STEPS = 100_000  # phases handed over without a decision before we call it a loop
+MAX_AUTOMATIC_STEPS = 100_000
+_PY_ERRORS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError)  # phases handed over without a decision before we call it a loop
 
 
 class State:
     __slots__ = ("game", "prog", "n", "seed", "opts", "vars", "zones", "where", "plays", "active",
                  "phase", "stage", "rng", "terminal", "winners_", "revealed", "log", "history",
-                 "_legal", "_legal_map")
+                 "_legal", "_legal_map", "_memo")
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -51,6 +52,7 @@ class State:
         st.history = []
         st._legal = None
         st._legal_map = None
+        st._memo = None
         start = prog.zone_base.get(game.model.cards_start) if game.model.cards_start else None
         if start is not None:
             st.zones[start] = list(range(prog.card_count))
@@ -58,7 +60,10 @@ class State:
         st.vars = []
         for info, f in prog.var_defaults:
             value = f(st, {}) if f is not None else _zero(info.type.name)
-            st.vars.append([value] * players if info.per_player else value)
+            if info.per_player:  # every player gets their own copy of a list value
+                st.vars.append([list(value) if isinstance(value, list) else value for _ in range(players)])
+            else:
+                st.vars.append(value)
         st._run_guarded(st._advance)
         return st
 
@@ -112,8 +117,11 @@ class State:
             raise
         except RecursionError:
             raise RuleRuntimeError("the rules recurse without end") from None
-        except (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError) as e:
-            raise RuleRuntimeError(f"{type(e).__name__}: {e} (in phase '{self.phase}')", self.prog.path) from None
+        except _PY_ERRORS as e:
+            raise self._runtime_error(e) from None
+
+    def _runtime_error(self, e: Exception) -> RuleRuntimeError:
+        return RuleRuntimeError(f"{type(e).__name__}: {e} (in phase '{self.phase}')", self.prog.path)
 
     def _advance(self) -> None:
         """Run automatic steps until a player must decide or the game is over."""
@@ -166,43 +174,69 @@ class State:
                 self._legal = []
             else:
                 ph = self.prog.phases[self.phase]
+                self._memo = {}  # nothing changes the state while actions are listed: defs may be memoised
                 try:
                     self._legal = legal_actions(self.prog, self, ph.actions, self.active)
                 except RuleRuntimeError:
                     raise
-                except (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError) as e:
+                except (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError) as e:
                     raise RuleRuntimeError(f"{type(e).__name__}: {e} (listing actions in phase '{self.phase}')",
                                            self.prog.path) from None
-            self._legal_map = {a.text: a for a in self._legal}
+                finally:
+                    self._memo = None
+            self._legal_map = None  # built when first needed
         return self._legal
 
     def legal_action_strings(self) -> list[str]:
         return [a.text for a in self.legal_actions()]
 
     def apply(self, action: Union[Action, str]) -> None:
-        text = action.text if isinstance(action, Action) else str(action).strip()
-        self.legal_actions()
-        chosen = self._legal_map.get(text)
+        legal = self._legal if self._legal is not None else self.legal_actions()
+        chosen = None
+        if isinstance(action, Action):
+            text = action.text
+            for a in legal:  # usually one of these very objects (an agent picked it)
+                if a is action:
+                    chosen = a
+                    break
+        else:
+            text = str(action).strip()
         if chosen is None:
-            raise IllegalActionError(self.explain_illegal(text))
+            if self._legal_map is None:
+                self._legal_map = {a.text: a for a in legal}
+            chosen = self._legal_map.get(text)
+            if chosen is None:
+                raise IllegalActionError(self.explain_illegal(text))
         act = self.prog.actions[chosen.name]
         env = dict(chosen.params)
-        actor = self.active
         self.history.append(text)
-        self.log.append(["action", actor, text])
+        self.log.append(["action", self.active, text])
         self._legal = self._legal_map = None
         ph = self.prog.phases[self.phase]
-
-        def run():
+        try:
             if act.effect is not None:
                 act.effect(self, env)
             if ph.after is not None:
                 ph.after(self, {})
             self.stage = CHECK
             self._advance()
-        self._run_guarded(run)
+        except GameOver:
+            pass
+        except RuleRuntimeError:
+            raise
+        except _PY_ERRORS as e:
+            raise self._runtime_error(e) from None
+        except RecursionError:
+            raise RuleRuntimeError("the rules recurse without end") from None
 
     def explain_illegal(self, text: str) -> str:
+        self._memo = {}
+        try:
+            return self._explain_illegal(text)
+        finally:
+            self._memo = None
+
+    def _explain_illegal(self, text: str) -> str:
         if self.terminal:
             return f"'{text}' is illegal: the game is over"
         ph = self.prog.phases[self.phase]
@@ -341,6 +375,7 @@ class State:
         st.history = list(self.history)
         st._legal = self._legal
         st._legal_map = self._legal_map
+        st._memo = None
         return st
 
     def to_dict(self) -> dict:
@@ -378,6 +413,7 @@ class State:
         st.revealed, st.terminal, st.winners_ = d["revealed"], d["terminal"], d["winners"]
         st.history, st.log = d["history"], d["log"]
         st._legal = st._legal_map = None
+        st._memo = None
         return st
 
     def __repr__(self) -> str:
@@ -385,6 +421,8 @@ class State:
 
 
 def _zero(type_name: str):
+    if type_name == "list":
+        return []
     return {"int": 0, "bool": False, "text": ""}.get(type_name)
 
 

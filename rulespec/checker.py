@@ -62,6 +62,7 @@ class Checker:
         self.zones: dict[str, ZoneInfo] = {}
         self.vars: dict[str, VarInfo] = {}
         self.defs: dict[str, A.DefDecl] = {}
+        self.def_sigs: dict[str, tuple] = {}  # def name -> (param types, result type), resolved once
         self.actions: dict[str, A.ActionDecl] = {}
         self.phases: dict[str, A.PhaseDecl] = {}
         self.invariants: list[A.InvariantDecl] = []
@@ -84,7 +85,8 @@ class Checker:
             analyse_phase_graph(self, graph)
         self.check_unused()
         errors = [d for d in self.diags if d.severity == "error"]
-        self.diags.sort(key=lambda d: (d.span.line, d.span.col))
+        # errors first (so that the first line of the output is the first error), each kind in file order
+        self.diags.sort(key=lambda d: (d.severity != "error", d.span.line, d.span.col))
         if errors:
             raise RulesError(self.diags, self.rules.source)
         g = self.game
@@ -162,6 +164,13 @@ class Checker:
                     if d.name in BUILTIN_FUNCS:
                         self.error(d.span, f"'{d.name}' is a built-in function and cannot be redefined")
                     self.defs[d.name] = d
+                    seen = set()
+                    for prm in d.params:
+                        if prm.name in seen:
+                            self.error(prm.span, f"parameter '{prm.name}' is declared twice")
+                        seen.add(prm.name)
+                    self.def_sigs[d.name] = (tuple(self.resolve_type(prm.type) for prm in d.params),
+                                             self.resolve_type(d.rtype))
             elif isinstance(d, A.ActionDecl):
                 if d.name in self.actions:
                     self.error(d.span, f"action '{d.name}' is already declared (line {self.actions[d.name].span.line})")
@@ -181,7 +190,8 @@ class Checker:
         if self.game is None:
             self.error(A.NOWHERE, "there is no 'game' block", "start the file with: game \"Name\" { players 2..4 }")
         if not self.phases:
-            self.error(A.NOWHERE, "the game declares no phase", "add: phase play { ... }")
+            self.error(self.game.span if self.game else A.NOWHERE, "the game declares no phase",
+                       "add: phase play { ... }")
         if not self.cards:
             self.warning(A.NOWHERE, "the game declares no card")
         g = self.game
@@ -198,7 +208,9 @@ class Checker:
         kind, vis = "pile", "public"
         seen_kind = seen_vis = False
         for a in d.attrs:
-            if a.name in ZONE_KINDS:
+            if a.name in (kind if seen_kind else None, vis if seen_vis else None):
+                self.error(a.span, f"zone '{d.name}' says '{a.name}' twice")
+            elif a.name in ZONE_KINDS:
                 if seen_kind:
                     self.error(a.span, f"zone '{d.name}' has two kinds ('{kind}' and '{a.name}')")
                 kind, seen_kind = a.name, True
@@ -241,8 +253,12 @@ class Checker:
     def card_info(self, d: A.CardDecl) -> None:
         props = {}
         copies = 1
+        seen_copies = False
         for f in d.fields:
             if f.name == "copies":
+                if seen_copies:
+                    self.error(f.span, "'copies' is given twice")
+                seen_copies = True
                 copies = self.constant(f.value, T.INT)
                 if isinstance(copies, int) and copies < 1:
                     self.error(f.value.span, "a card needs at least 1 copy")
@@ -271,10 +287,8 @@ class Checker:
                 t = self.expr(v.default, {})
                 self.expect(v.default, t, v.type, f"the initial value of '{v.name}'")
         for d in self.defs.values():
-            env = {}
-            for p in d.params:
-                env[p.name] = self.resolve_type(p.type)
-            rt = self.resolve_type(d.rtype)
+            ptypes, rt = self.def_sigs[d.name]
+            env = {p.name: t for p, t in zip(d.params, ptypes)}
             self.check_no_recursion(d)
             t = self.expr(d.body, env)
             self.expect(d.body, t, rt, f"the result of '{d.name}'")
@@ -286,11 +300,40 @@ class Checker:
             self.check_action(a)
         for p in self.phases.values():
             self.check_phase(p)
+        self.check_init_order()
         for inv in self.invariants:
             if inv.at is not None and inv.at.name not in self.phases:
                 self.error(inv.at.span, f"unknown phase '{inv.at.name}'", did_you_mean(inv.at.name, self.phases))
             t = self.expr(inv.expr, {})
             self.expect(inv.expr, t, T.BOOL, "an invariant")
+
+    def check_init_order(self) -> None:
+        """A variable's initial value may use only the variables declared above it:
+        they are set in order, when the game starts."""
+        order = list(self.vars)
+        for i, v in enumerate(self.vars.values()):
+            if v.default is None:
+                continue
+            for name, span in self.vars_read(v.default, set()):
+                if name in order and order.index(name) >= i:
+                    what = "itself" if name == v.name else f"'{name}', which is declared after it"
+                    self.error(span, f"the initial value of '{v.name}' uses {what}",
+                               "an initial value may only use the variables declared above it")
+                    break
+
+    def vars_read(self, e, seen_defs: set):
+        """(name, span) of every variable an expression reads, also through the defs it calls."""
+        stack = [e]
+        while stack:
+            n = stack.pop()
+            ref = self.refs.get(n)
+            if ref and ref[0] in ("var", "pvar"):
+                yield ref[1].name, n.span
+            if isinstance(n, A.Call) and n.func in self.defs and n.func not in seen_defs:
+                seen_defs.add(n.func)
+                for name, _ in self.vars_read(self.defs[n.func].body, seen_defs):
+                    yield name, n.span
+            stack.extend(_children(n))
 
     def check_no_recursion(self, d: A.DefDecl) -> None:
         # A def may call only defs declared before it: no recursion, so every evaluation ends.
@@ -320,12 +363,12 @@ class Checker:
                 if p.cond is not None:
                     self.expect(p.cond, self.expr(p.cond, env), T.BOOL, "a condition")
             elif p.kind == "card":
-                self.expect_cards(p.domain, self.expr(p.domain, env))
+                self.expect_cards(p.domain, self.zexpr(p.domain, env, False))
                 env[p.name] = T.CARD
                 if p.cond is not None:
                     self.expect(p.cond, self.expr(p.cond, env), T.BOOL, "a condition")
             else:
-                self.expect_cards(p.domain, self.expr(p.domain, env))
+                self.expect_cards(p.domain, self.zexpr(p.domain, env, False))
                 if p.size is not None:
                     st = self.expr(p.size, env)
                     if st not in (T.INT, T.ANY) and not isinstance(p.size, A.Range):
@@ -382,26 +425,26 @@ class Checker:
             vt = self.expr(s.value, env)
             if s.op == "=":
                 self.expect(s.value, vt, target_t, f"'{s.target.name}'")
+            elif target_t not in (T.INT, T.ANY):
+                self.error(s.span, f"'{s.op}' needs a number, but '{s.target.name}' is {target_t}")
             else:
                 self.expect(s.value, vt, T.INT, f"'{s.op}'")
-                if target_t not in (T.INT, T.ANY):
-                    self.error(s.span, f"'{s.op}' needs a number, but '{s.target.name}' is {target_t}")
         elif isinstance(s, A.Move):
-            t = self.expr(s.cards, env)
+            t = self.zexpr(s.cards, env, False)
             if t not in (T.CARD, T.ANY):
                 self.expect_cards(s.cards, t)
-            self.expect_zone(s.dest, self.expr(s.dest, env))
+            self.expect_zone(s.dest, self.zexpr(s.dest, env))
         elif isinstance(s, A.Deal):
             self.expect(s.count, self.expr(s.count, env), T.INT, "the number of cards")
-            self.expect_zone(s.source, self.expr(s.source, env))
-            self.expect_zone(s.dest, self.expr(s.dest, env))
+            self.expect_zone(s.source, self.zexpr(s.source, env))
+            self.expect_zone(s.dest, self.zexpr(s.dest, env))
         elif isinstance(s, A.Shuffle):
-            self.expect_zone(s.zone, self.expr(s.zone, env))
+            self.expect_zone(s.zone, self.zexpr(s.zone, env))
         elif isinstance(s, A.Play):
-            t = self.expr(s.cards, env)
+            t = self.zexpr(s.cards, env, False)
             if t not in (T.CARD, T.ANY):
                 self.expect_cards(s.cards, t)
-            dt = self.expr(s.dest, env)
+            dt = self.zexpr(s.dest, env)
             self.expect_zone(s.dest, dt)
             z = self.zone_of(s.dest)
             if z is not None and z.kind != "plays":
@@ -430,7 +473,24 @@ class Checker:
         elif isinstance(s, A.Log):
             self.template(s.template, env)
         elif isinstance(s, A.Reveal):
-            self.expect_zone(s.zone, self.expr(s.zone, env))
+            self.expect_zone(s.zone, self.zexpr(s.zone, env))
+
+    def not_a_variable(self, lv: A.LValue, env: dict) -> T.Type:
+        """Report an assignment to something that is not a variable; returns ANY."""
+        n = lv.name
+        if n in self.zones:
+            self.error(lv.span, f"'{n}' is a zone, not a variable: zones change with move, deal and play")
+        elif n in self.options:
+            self.error(lv.span, f"'{n}' is an option: options are fixed for the whole game")
+        elif n in self.enum_member:
+            self.error(lv.span, f"'{n}' is a member of enum {self.enum_member[n]}, not a variable")
+        elif n in env or n in BUILTIN_NAMES:
+            self.error(lv.span, f"'{n}' cannot be indexed: only a per-player variable can be assigned with [...]")
+        else:
+            self.error(lv.span, f"unknown variable '{n}'", did_you_mean(n, list(self.vars) + list(env)))
+        if lv.index is not None:
+            self.expr(lv.index, env)
+        return T.ANY
 
     def lvalue(self, lv: A.LValue, env: dict) -> T.Type:
         if lv.index is None:
@@ -440,28 +500,30 @@ class Checker:
                 t, assignable, _ = BUILTIN_NAMES[lv.name]
                 if not assignable:
                     self.error(lv.span, f"'{lv.name}' cannot be assigned")
+                    return T.ANY
                 return t
             v = self.vars.get(lv.name)
             if v is None:
-                self.error(lv.span, f"unknown variable '{lv.name}'", did_you_mean(lv.name, list(self.vars) + list(env)))
-                return T.ANY
+                return self.not_a_variable(lv, env)
             self.used.add(lv.name)
             if v.per_player:
                 self.error(lv.span, f"'{lv.name}' is per player: say whose, like {lv.name}[active]")
+                return T.ANY
             return v.type
         v = self.vars.get(lv.name)
-        if v is None:
-            self.error(lv.span, f"unknown variable '{lv.name}'", did_you_mean(lv.name, self.vars))
-            return T.ANY
+        if v is None or lv.name in env:
+            return self.not_a_variable(lv, env)
         self.used.add(lv.name)
+        self.expect(lv.index, self.expr(lv.index, env), T.PLAYER, "the index of a per-player variable")
         if not v.per_player:
-            self.error(lv.span, f"'{lv.name}' is not per player and cannot be indexed")
-        self.expect(lv.index, self.expr(lv.index, env), T.PLAYER, "a player")
+            self.error(lv.span, f"'{lv.name}' is not per player and cannot be indexed",
+                       f"declare it per player: var {lv.name}[player]: ...")
+            return T.ANY
         return v.type
 
     def template(self, lit: A.StrLit, env: dict) -> None:
         try:
-            parts = parse_template(lit, self.path)
+            parts = parse_template(lit, self.path, self.rules.source)
         except RulesError as e:
             self.diags.extend(e.diagnostics)
             return
@@ -482,6 +544,25 @@ class Checker:
     def expect_zone(self, e: A.Expr, t: T.Type) -> None:
         if t not in (T.ZONE, T.ANY):
             self.error(e.span, f"expected a zone, not {t}")
+
+    def known(self, name: str, env: dict) -> bool:
+        return (name in env or name in BUILTIN_NAMES or name in self.vars or name in self.zones
+                or name in self.options or name in self.enum_member)
+
+    def zexpr(self, e: A.Expr, env: dict, only_zone: bool = True) -> T.Type:
+        """Type an expression that stands where a zone is expected: a misspelt name there
+        is reported as an unknown zone (when only a zone fits, or when it resembles one)."""
+        base = e.obj if isinstance(e, A.Index) else e
+        if isinstance(base, A.Name) and not self.known(base.name, env):
+            hint = did_you_mean(base.name, self.zones)
+            if only_zone or hint:
+                self.error(base.span, f"unknown zone '{base.name}'", hint)
+                self.types[base] = T.ANY
+                if isinstance(e, A.Index):
+                    self.expr(e.index, env)
+                self.types[e] = T.ANY
+                return T.ANY
+        return self.expr(e, env)
 
     def zone_of(self, e: A.Expr):
         ref = self.refs.get(e)
@@ -546,7 +627,7 @@ class Checker:
             self.expect(e.cond, self.expr(e.cond, env), T.BOOL, "a condition")
             a = self.expr(e.then, env)
             b = self.expr(e.else_, env)
-            if not T.comparable(a, b) and not (T.is_list(a) and T.is_list(b)):
+            if not T.comparable(a, b):
                 self.error(e.span, f"the two branches have different types ({a} and {b})")
             return T.unify(a, b)
         if isinstance(e, A.Quant):
@@ -585,6 +666,9 @@ class Checker:
         if n in self.enum_member:
             self.refs[e] = ("enum", n)
             return T.enum_type(self.enum_member[n])
+        if n in self.defs or n in BUILTIN_FUNCS:
+            self.error(e.span, f"'{n}' is a function: call it, like {n}(...)")
+            return T.ANY
         candidates = list(env) + list(BUILTIN_NAMES) + list(self.vars) + list(self.zones) + \
             list(self.options) + list(self.enum_member)
         self.error(e.span, f"unknown name '{n}'", did_you_mean(n, candidates))
@@ -629,6 +713,12 @@ class Checker:
                 return T.ZONE
         t = self.expr(e.obj, env)
         it = self.expr(e.index, env)
+        if it == T.PLAYER and isinstance(e.obj, A.Name) and e.obj.name not in env \
+                and (e.obj.name in self.zones or e.obj.name in self.vars):
+            kind = "zone" if e.obj.name in self.zones else "variable"
+            self.error(e.span, f"{kind} '{e.obj.name}' is shared, not per player, so it cannot be indexed by a player",
+                       f"declare it per player: {e.obj.name}[player]")
+            return T.ANY
         if T.is_list(t):
             self.expect(e.index, it, T.INT, "a list index")
             self.refs[e] = ("list",)
@@ -638,17 +728,19 @@ class Checker:
         return T.ANY
 
     def _call(self, e: A.Call, env) -> T.Type:
-        args = [self.expr(a, env) for a in e.args]
+        zone_arg = e.func in ("top", "bottom", "plays", "cards") and e.func not in self.defs
+        args = [self.zexpr(a, env) if zone_arg and i == 0 else self.expr(a, env) for i, a in enumerate(e.args)]
         if e.func in self.defs:
             d = self.defs[e.func]
             self.used.add(e.func)
             self.refs[e] = ("def", d)
+            ptypes, rt = self.def_sigs[e.func]
             if len(args) != len(d.params):
                 self.error(e.span, f"'{e.func}' takes {len(d.params)} argument(s), not {len(args)}")
             else:
-                for a, at, p in zip(e.args, args, d.params):
-                    self.expect(a, at, self.resolve_type(p.type), f"argument '{p.name}' of '{e.func}'")
-            return self.resolve_type(d.rtype)
+                for a, at, p, pt in zip(e.args, args, d.params, ptypes):
+                    self.expect(a, at, pt, f"argument '{p.name}' of '{e.func}'")
+            return rt
         if e.func not in BUILTIN_FUNCS:
             self.error(e.span, f"unknown function '{e.func}'", did_you_mean(e.func, list(self.defs) + list(BUILTIN_FUNCS)))
             return T.ANY
@@ -706,7 +798,7 @@ class Checker:
             self.expect(e.right, b, T.BOOL, f"'{op}'")
             return T.BOOL
         if op == "+" and (T.is_list(a) or T.is_list(b)):
-            if not (T.is_list(a) and T.is_list(b)):
+            if not (T.is_list(a) and T.is_list(b)) or not T.comparable(T.elem_of(a), T.elem_of(b)):
                 self.error(e.span, f"cannot add {a} and {b}")
                 return T.ANY
             return T.unify(a, b)
@@ -715,7 +807,7 @@ class Checker:
             self.expect(e.right, b, T.INT, f"'{op}'")
             return T.INT
         if op in ("==", "!="):
-            if not T.comparable(a, b) and not (T.is_list(a) and T.is_list(b)):
+            if not T.comparable(a, b):
                 self.error(e.span, f"cannot compare {a} with {b}")
             return T.BOOL
         if op == "in":
@@ -783,7 +875,11 @@ def _children(e):
 
 
 def check(rules: A.RulesFile) -> Model:
-    return Checker(rules).run()
+    try:
+        return Checker(rules).run()
+    except RecursionError:  # the parser bounds nesting, so this is only a safety net
+        raise RulesError([Diagnostic("error", "the rules nest too deeply to check", rules.path, A.NOWHERE)],
+                         rules.source) from None
 
 
 def check_file(path) -> Model:

@@ -117,6 +117,26 @@ def cmd_play(args) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------- test
+def cmd_test(args) -> int:
+    from interpreter.scenario import run_paths
+    return run_paths(args.paths, sys.stdout)
+
+
+# ---------------------------------------------------------------------- bench
+def cmd_bench(args) -> int:
+    from interpreter.bench import bench
+    if args.games < 1 or args.runs < 1:
+        raise UsageError("--games and --runs must be at least 1")
+    game = _load_game(args.file)
+    options = _parse_options(game, args.option)
+    players = args.players if args.players is not None else game.model.min_players
+    game.new_state(players=players, seed=args.seed, options=options)  # fail early on a bad player count
+    result = bench(game, players, games=args.games, seed=args.seed, options=options, runs=args.runs)
+    print(result.report(f"{args.file} ({game.name})"))
+    return 0
+
+
 # ---------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="rulespec", description="Card games as text: check, play, test, fuzz, document.")
@@ -142,6 +162,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log", metavar="FILE.jsonl", help="write every event and choice as JSON lines")
     p.add_argument("--max-steps", type=int, default=100_000)
     p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("test", help="run scenario files (YAML): fixed positions, scripted moves, expected results")
+    p.add_argument("paths", nargs="+", metavar="FILE_OR_DIR", help="scenario files, or directories searched for *.yaml")
+    p.set_defaults(func=cmd_test)
+
+    p = sub.add_parser("bench", help="time random games: games per second and microseconds per decision")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--players", type=int)
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--option", action="append", metavar="NAME=VALUE", default=[])
+    p.add_argument("--runs", type=int, default=5, help="repeat the whole benchmark R times; report the median")
+    p.set_defaults(func=cmd_bench)
     return ap
 
 

@@ -26,17 +26,37 @@ class Diagnostic:
     def render(self, source: Optional[str] = None) -> str:
         out = [self.headline()]
         if source is not None:
-            lines = source.splitlines()
-            if 1 <= self.span.line <= len(lines):
-                text = lines[self.span.line - 1].expandtabs(1)
-                out.append(f"    {text}")
+            lines = source.split("\n")
+            if 1 <= self.span.line <= len(lines) and lines[self.span.line - 1].strip():
+                text = lines[self.span.line - 1].rstrip("\r").expandtabs(1)
+                col = min(self.span.col, len(text) + 1)
                 width = 1
                 if self.span.end_line == self.span.line and self.span.end_col > self.span.col:
                     width = self.span.end_col - self.span.col
-                out.append("    " + " " * (self.span.col - 1) + "^" + "~" * (width - 1))
+                text, col, width = _window(text, col, width)
+                out.append(f"    {text}")
+                out.append("    " + " " * (col - 1) + "^" + "~" * (width - 1))
         if self.hint:
             out.append(f"  hint: {self.hint}")
         return "\n".join(out)
+
+
+MAX_SHOWN = 100  # the widest source excerpt a diagnostic shows
+
+
+def _window(text: str, col: int, width: int) -> tuple:
+    """Cut a long source line down to about MAX_SHOWN characters around the caret."""
+    width = max(1, min(width, MAX_SHOWN // 2))
+    if len(text) <= MAX_SHOWN:
+        return text, col, min(width, len(text) + 2 - col)
+    start = max(0, col - 1 - MAX_SHOWN // 3)
+    end = start + MAX_SHOWN
+    shown = text[start:end]
+    prefix = "..." if start > 0 else ""
+    suffix = "..." if end < len(text) else ""
+    col = col - start + len(prefix)
+    width = min(width, len(shown) + len(prefix) + 1 - col + 1)
+    return prefix + shown + suffix, col, max(1, width)
 
 
 class RulesError(Exception):

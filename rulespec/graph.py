@@ -12,7 +12,7 @@ from .model import END
 
 
 def source_text(source: str, span: A.Span) -> str:
-    lines = source.splitlines()
+    lines = source.split("\n")  # as the parser counts lines (splitlines also breaks at \f, \x1c, ...)
     if span.line == span.end_line and 1 <= span.line <= len(lines):
         return lines[span.line - 1][span.col - 1:span.end_col - 1]
     if 1 <= span.line <= len(lines):
@@ -67,30 +67,52 @@ def analyse_phase_graph(checker, g: nx.DiGraph) -> None:
     model_start = checker.game.start.name if checker.game.start else next(iter(checker.phases))
     if model_start not in g:
         return
+    # A 'next' to an unknown phase is reported by the checker; here it counts as a way
+    # out, so that it causes no follow-on errors.
+    g = g.copy()
+    for p in checker.phases.values():
+        if any(n.target.name not in checker.phases for n in p.nexts):
+            g.add_edge(p.name, END)
+    flagged = set()
     for p in checker.phases.values():
         if not p.nexts and not g.has_edge(p.name, END):
             checker.error(p.span, f"phase '{p.name}' has no 'next' and never ends the game",
                           "add: next <phase>, or an 'end game' statement")
+            flagged.add(p.name)
     reachable = nx.descendants(g, model_start) | {model_start}
     for p in checker.phases.values():
         if p.name not in reachable:
-            checker.warning(p.span, f"phase '{p.name}' is unreachable from the start phase '{model_start}'")
+            checker.warning(p.span, f"phase '{p.name}' is unreachable from the start phase '{model_start}'",
+                            "add a 'next' to it from another phase, or remove it")
     if END not in reachable:
-        checker.error(checker.phases[model_start].span, "the game can never end: no path from the start reaches 'end game'")
-    can_end = nx.ancestors(g, END)
-    for p in checker.phases.values():
-        if p.name in reachable and p.name not in can_end and g.has_node(END) and END in reachable:
-            checker.error(p.span, f"once in phase '{p.name}' the game can never end",
-                          "every phase needs a path of 'next' clauses to a phase that ends the game")
+        if model_start not in flagged:
+            checker.error(checker.phases[model_start].span,
+                          "the game can never end: no path from the start reaches 'end game'",
+                          "some phase needs an 'end game' statement, reachable through 'next' clauses")
+    else:
+        can_end = nx.ancestors(g, END)
+        for p in checker.phases.values():
+            if p.name in reachable and p.name not in can_end and p.name not in flagged:
+                checker.error(p.span, f"once in phase '{p.name}' the game can never end",
+                              "every phase needs a path of 'next' clauses to a phase that ends the game")
     # A loop of phases that neither ask a player anything nor change anything spins forever.
-    automatic = [n for n, d in g.nodes(data=True) if n != END and not d["has_actions"]]
-    sub = g.subgraph(automatic)
-    for cycle in nx.simple_cycles(sub):
-        if not any(g.nodes[n]["has_effects"] for n in cycle):
-            where = checker.phases[cycle[0]]
-            loop = " -> ".join(cycle + [cycle[0]])
-            checker.error(where.span, f"the phases {loop} can loop forever without a player decision or a change of state")
-            break
+    idle = [n for n, d in g.nodes(data=True) if n != END and not d["has_actions"] and not d["has_effects"]]
+    sub = g.subgraph(idle)
+    loops = [c for c in nx.strongly_connected_components(sub)
+             if len(c) > 1 or any(sub.has_edge(n, n) for n in c)]
+    order = {name: i for i, name in enumerate(checker.phases)}
+    for comp in sorted(loops, key=lambda c: min(order[n] for n in c)):
+        cycle = [a for a, _ in nx.find_cycle(sub.subgraph(comp))]
+        first = min(range(len(cycle)), key=lambda i: order[cycle[i]])
+        cycle = cycle[first:] + cycle[:first]
+        loop = " -> ".join(cycle + [cycle[0]])
+        checker.error(checker.phases[cycle[0]].span,
+                      f"the phases {loop} can loop forever without a player decision or a change of state",
+                      "give one of them an action, a statement, or a way out")
+
+
+def _dot_quote(s: str) -> str:
+    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def to_mermaid(model) -> str:
@@ -113,14 +135,14 @@ def to_mermaid(model) -> str:
 
 def to_dot(model) -> str:
     g = model.graph
-    lines = [f'digraph "{model.name}" {{', "    rankdir=TB;", '    "(start)" [shape=point];']
+    lines = [f"digraph {_dot_quote(model.name)} {{", "    rankdir=TB;", '    "(start)" [shape=point];']
     for n in g.nodes:
         shape = "doublecircle" if n == END else ("box" if g.nodes[n]["has_actions"] else "ellipse")
-        lines.append(f'    "{n}" [shape={shape}];')
-    lines.append(f'    "(start)" -> "{model.start_phase}";')
+        lines.append(f"    {_dot_quote(n)} [shape={shape}];")
+    lines.append(f'    "(start)" -> {_dot_quote(model.start_phase)};')
     for a, b, d in g.edges(data=True):
-        label = d.get("label", "").replace('"', "'")
-        attr = f' [label="{label}"]' if label else ""
-        lines.append(f'    "{a}" -> "{b}"{attr};')
+        label = d.get("label", "")
+        attr = f" [label={_dot_quote(label)}]" if label else ""
+        lines.append(f"    {_dot_quote(a)} -> {_dot_quote(b)}{attr};")
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -8,23 +8,51 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
-from typing import Union
+from typing import Optional, Union
 
-from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+import attrs
+from lark import Lark, Token, Transformer_NonRecursive, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import ast as A
 from .diagnostics import Diagnostic, RulesError
 
 GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
 
-# Friendly names for terminals in "expected ..." messages.
+# Friendly names for pattern terminals in "expected ..." messages (keywords and
+# punctuation are shown as themselves, quoted).
 _TERMINAL_NAMES = {
-    "NAME": "a name", "INT": "a number", "STRING": "a string", "LBRACE": "'{'", "RBRACE": "'}'",
-    "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "COLON": "':'", "COMMA": "','",
-    "EQUAL": "'='", "DOT": "'.'", "QUANT": "a quantifier", "COMP_OP": "a comparison",
-    "ADD_OP": "'+' or '-'", "MUL_OP": "'*', '/' or '%'", "$END": "the end of the file",
+    "NAME": "a name", "INT": "a number", "STRING": "a string", "QUANT": "a quantifier",
+    "COMP_OP": "a comparison", "ADD_OP": "'+' or '-'", "MUL_OP": "'*', '/' or '%'",
+    "TIES": "'ties last'", "$END": "the end of the file",
 }
+
+# How deeply statements and expressions may nest.  The checker and the
+# interpreter walk the tree recursively; past this depth a file gets a clean
+# error instead of a RecursionError.  No hand-written rule comes close.
+MAX_DEPTH = 100
+
+# Integer literals longer than this are rejected (Python refuses to convert
+# strings of more than 4300 digits, and no card game needs such numbers).
+MAX_INT_DIGITS = 18
+
+
+# Clauses that a game, action or phase block may hold more than once; all others only once.
+_REPEATABLE = {"require", "next", "actions"}
+_CLAUSE_NAMES = {
+    "players": "'players' clause", "doc": "'doc' clause", "start": "'start' clause",
+    "cards_start": "'cards start in' clause", "score": "'score' clause", "text": "'text' clause",
+    "effect": "'effect' block", "enter": "'enter' block", "actor": "'actor' clause",
+    "after": "'after' block", "end_when": "'end when' clause", "exit": "'exit' block",
+}
+
+
+class _Problem(Exception):
+    """Raised inside the transformer for a problem found while building the AST."""
+
+    def __init__(self, message: str, span: A.Span, hint=None):
+        super().__init__(message)
+        self.message, self.span, self.hint = message, span, hint
 
 
 @functools.lru_cache(maxsize=1)
@@ -57,18 +85,39 @@ def _ident(tok: Token) -> A.Ident:
     return A.Ident(str(tok), _span_of_token(tok))
 
 
-def _shift(span: A.Span, line: int, col: int) -> A.Span:
-    """Move a span parsed from a string fragment to where the fragment sits in the file."""
-    if span.line == 1:
-        return A.Span(line, col + span.col - 1, line, col + span.end_col - 1)
-    return A.Span(line + span.line - 1, span.col, line + span.end_line - 1, span.end_col)
+def _int(tok: Token) -> int:
+    digits = str(tok).lstrip("0") or "0"
+    if len(digits) > MAX_INT_DIGITS:
+        raise _Problem("this number is too large", _span_of_token(tok),
+                       f"numbers have at most {MAX_INT_DIGITS} digits")
+    return int(digits)
 
 
 @v_args(meta=True)
-class _ToAst(Transformer):
+class _ToAst(Transformer_NonRecursive):
+    """Lark tree -> AST.  Non-recursive, so any nesting depth transforms without a RecursionError.
+
+    Problems that are not syntax errors but would otherwise be lost in the AST
+    (a clause given twice) are collected in ``problems``."""
+
+    def __init__(self):
+        super().__init__()
+        self.problems: list = []
+
+    def _once(self, what: str, name: str, items) -> None:
+        """Report clauses that may appear only once in a block but appear again."""
+        seen = set()
+        for tag, _, span in items:
+            if tag in _REPEATABLE:
+                continue
+            if tag in seen:
+                self.problems.append((f"{what} '{name}' has a second {_CLAUSE_NAMES.get(tag, repr(tag))}",
+                                      span, "give it once"))
+            seen.add(tag)
+
     # ------------------------------------------------------------ expressions
     def int_lit(self, meta, c):
-        return A.IntLit(int(c[0]), _span_of_token(c[0]))
+        return A.IntLit(_int(c[0]), _span_of_token(c[0]))
 
     def str_lit(self, meta, c):
         return _strlit(c[0])
@@ -130,6 +179,14 @@ class _ToAst(Transformer):
 
     def compare(self, meta, c):
         return self._chain(meta, c)
+
+    def in_op(self, meta, c):
+        left, right = c
+        return A.BinOp("in", left, right,
+                       A.Span(left.span.line, left.span.col, right.span.end_line, right.span.end_col))
+
+    def position(self, meta, c):
+        return str(c[0])
 
     def range_op(self, meta, c):
         if len(c) == 1:
@@ -199,7 +256,7 @@ class _ToAst(Transformer):
 
     # ------------------------------------------------------------ clauses (tagged tuples)
     def players_clause(self, meta, c):
-        return ("players", (int(c[0]), int(c[1])), _span_of_meta(meta))
+        return ("players", (_int(c[0]), _int(c[1])), _span_of_meta(meta))
 
     def doc_clause(self, meta, c):
         return ("doc", unquote(c[0]), _span_of_meta(meta))
@@ -286,6 +343,7 @@ class _ToAst(Transformer):
 
     # ------------------------------------------------------------ declarations
     def game_decl(self, meta, c):
+        self._once("the game", unquote(c[0]), c[1:])
         fields = {"players": (1, 1), "doc": None, "start": None, "cards_start": None, "score": None}
         for tag, value, _ in c[1:]:
             fields[tag] = value
@@ -332,6 +390,7 @@ class _ToAst(Transformer):
     def action_decl(self, meta, c):
         params = tuple(x for x in c if isinstance(x, A.ActionParam))
         items = [x for x in c if isinstance(x, tuple)]
+        self._once("action", str(c[0]), items)
         doc = text = effect = None
         requires = []
         for tag, value, _ in items:
@@ -348,6 +407,7 @@ class _ToAst(Transformer):
     def phase_decl(self, meta, c):
         f = {"doc": None, "enter": None, "actor": None, "actions": (), "after": None,
              "end_when": None, "exit": None}
+        self._once("phase", str(c[0]), c[1:])
         nexts = []
         for tag, value, _ in c[1:]:
             if tag == "next":
@@ -363,42 +423,53 @@ class _ToAst(Transformer):
         return list(c)
 
 
+def _terminal_text(name: str) -> str:
+    if name in _TERMINAL_NAMES:
+        return _TERMINAL_NAMES[name]
+    try:
+        term = _lark().get_terminal(name)
+    except KeyError:
+        return name.lower()
+    if term.pattern.type == "str":
+        return f"'{term.pattern.value}'"
+    return name.lower()
+
+
 def _describe_expected(expected) -> str:
-    names = sorted({_TERMINAL_NAMES.get(e, None) or (f"'{e.lower()}'" if e.isupper() else e) for e in expected})
+    names = sorted({_terminal_text(e) for e in expected}, key=lambda n: (not n.startswith("a"), n))
     if len(names) > 8:
         names = names[:8] + ["..."]
+    if len(names) > 1 and names[-1] != "...":
+        return ", ".join(names[:-1]) + " or " + names[-1]
     return ", ".join(names)
 
 
-def _keyword_of(name: str) -> str:
-    # Lark names anonymous keyword terminals after the keyword in upper case.
-    return name
+def _end_span(text: str) -> A.Span:
+    """Where the input ends: just after its last non-blank character."""
+    body = text.rstrip()
+    line = body.count("\n") + 1
+    col = len(body) - (body.rfind("\n") + 1) + 1
+    return A.Span(line, col, line, col + 1)
 
 
-def _syntax_error(exc: UnexpectedInput, path: str, text: str) -> Diagnostic:
+def _syntax_error(exc: UnexpectedInput, path: str, text: str, what: str = "file") -> Diagnostic:
     line = getattr(exc, "line", 1) or 1
     col = getattr(exc, "column", 1) or 1
     if isinstance(exc, UnexpectedCharacters):
         ch = text[exc.pos_in_stream] if 0 <= exc.pos_in_stream < len(text) else "?"
-        msg = f"unexpected character {ch!r}"
-        return Diagnostic("error", msg, path, A.Span(line, col, line, col + 1))
-    if isinstance(exc, UnexpectedEOF):
-        lines = text.splitlines() or [""]
-        line = len(lines)
-        col = len(lines[-1]) + 1
-        return Diagnostic("error", "unexpected end of file", path, A.Span(line, col, line, col + 1),
-                          hint=f"expected {_describe_expected(exc.expected)}")
+        hint = None
+        if ch == '"':
+            hint = 'a string must end with " on the same line'
+        elif exc.allowed:
+            hint = f"expected {_describe_expected(exc.allowed)}"
+        return Diagnostic("error", f"unexpected character {ch!r}", path, A.Span(line, col, line, col + 1), hint)
+    if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
+        return Diagnostic("error", f"unexpected end of {what}", path, _end_span(text),
+                          hint=f"expected {_describe_expected(exc.expected)}" if exc.expected else None)
     if isinstance(exc, UnexpectedToken):
         tok = exc.token
-        if tok.type == "$END":
-            lines = text.splitlines() or [""]
-            line = len(lines)
-            col = len(lines[-1]) + 1
-            return Diagnostic("error", "unexpected end of file", path, A.Span(line, col, line, col + 1),
-                              hint=f"expected {_describe_expected(exc.expected)}")
-        msg = f"unexpected {str(tok)!r}"
-        return Diagnostic("error", msg, path, _span_of_token(tok),
-                          hint=f"expected {_describe_expected(exc.expected)}")
+        return Diagnostic("error", f"unexpected {str(tok)!r}", path, _span_of_token(tok),
+                          hint=f"expected {_describe_expected(exc.expected)}" if exc.expected else None)
     return Diagnostic("error", "syntax error", path, A.Span(line, col, line, col + 1))
 
 
@@ -411,20 +482,111 @@ def decode(data: bytes, path: str) -> str:
     except UnicodeDecodeError as e:
         before = data[: e.start]
         line = before.count(b"\n") + 1
-        col = e.start - (before.rfind(b"\n") + 1) + 1
+        start = before.rfind(b"\n") + 1
+        col = len(data[start: e.start].decode("utf-8", errors="replace")) + 1
         raise RulesError([Diagnostic("error", "the file is not valid UTF-8 text", path,
-                                     A.Span(line, col, line, col + 1))])
+                                     A.Span(line, col, line, col + 1),
+                                     f"byte 0x{data[e.start]:02x} cannot start or continue a UTF-8 character; "
+                                     "save the file as UTF-8")]) from None
+
+
+def normalize(text: str) -> str:
+    """Drop a byte-order mark and turn CR LF and lone CR line ends into LF."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def _child_nodes(n):
+    for f in attrs.fields(type(n)):
+        v = getattr(n, f.name)
+        if isinstance(v, tuple):
+            for x in v:
+                if isinstance(x, tuple):  # the (cond, block) branches of an If
+                    yield from (y for y in x if attrs.has(type(y)))
+                elif attrs.has(type(x)):
+                    yield x
+        elif attrs.has(type(v)) and not isinstance(v, A.Span):
+            yield v
+
+
+def _too_deep(roots) -> object:
+    """The first node nested more than MAX_DEPTH levels deep, or None."""
+    stack = [(r, 1) for r in roots if attrs.has(type(r))]
+    while stack:
+        n, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return n
+        stack.extend((c, depth + 1) for c in _child_nodes(n))
+    return None
+
+
+def _too_deep_error(n, path: str) -> Diagnostic:
+    return Diagnostic("error", f"this nests more than {MAX_DEPTH} levels deep", path, n.span,
+                      "split it up with 'let' or a 'def'")
+
+
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _keyword_as_name(exc: UnexpectedInput) -> bool:
+    """Lark's ``on_error`` hook: retry a keyword that the parser cannot use as a plain name.
+
+    The contextual lexer decides between a keyword and a name from the LALR
+    state, and LALR merges states: after an expression the lexer may accept the
+    keywords that can follow an expression anywhere (``score``, ``cards``,
+    ``start``, ``size``, ``next``, ...).  So ``x = 1  score[p] = 2`` lexes
+    ``score`` as a keyword although only a name fits there.  When the parser
+    then expects a name, feed the word again as a NAME.
+    """
+    if not isinstance(exc, UnexpectedToken):
+        return False
+    tok = exc.token
+    if tok.type in ("NAME", "$END") or not _NAME_RE.match(str(tok)) or "NAME" not in exc.expected:
+        return False
+    try:
+        exc.interactive_parser.feed_token(Token.new_borrow_pos("NAME", str(tok), tok))
+    except UnexpectedInput:
+        return False
+    return True
+
+
+def _build(text: str, path: str, start: str, what: str):
+    """Parse and transform ``text``; every problem becomes a RulesError."""
+    builder = _ToAst()
+    try:
+        tree = _lark().parse(text, start=start, on_error=_keyword_as_name)
+        result = builder.transform(tree)
+    except UnexpectedInput as exc:
+        raise RulesError([_syntax_error(exc, path, text, what)], text) from None
+    except VisitError as exc:
+        if isinstance(exc.orig_exc, _Problem):
+            p = exc.orig_exc
+            raise RulesError([Diagnostic("error", p.message, path, p.span, p.hint)], text) from None
+        raise exc.orig_exc from None
+    except RecursionError:
+        raise RulesError([Diagnostic("error", f"the {what} nests too deeply to parse", path, A.NOWHERE)],
+                         text) from None
+    problems = [Diagnostic("error", msg, path, span, hint) for msg, span, hint in builder.problems]
+    deep = _too_deep(result if isinstance(result, list) else [result])
+    if deep is not None:
+        problems.append(_too_deep_error(deep, path))
+    if problems:
+        raise RulesError(problems, text)
+    return result
 
 
 def parse_text(text: str, path: str = "<string>") -> A.RulesFile:
-    try:
-        tree = _lark().parse(text, start="start")
-    except UnexpectedInput as exc:
-        raise RulesError([_syntax_error(exc, path, text)], text) from None
-    except RecursionError:
-        raise RulesError([Diagnostic("error", "the file nests too deeply to parse", path, A.NOWHERE)], text) from None
-    decls = _ToAst().transform(tree)
+    text = normalize(text)
+    decls = _build(text, path, "start", "file")
     return A.RulesFile(path, text, tuple(decls), A.NOWHERE)
+
+
+def parse_expr(text: str, path: str = "<string>") -> A.Expr:
+    """Parse one expression (for tests, tools and the REPL-minded)."""
+    return _build(normalize(text), path, "expr", "expression")
 
 
 def parse_file(path: Union[str, Path]) -> A.RulesFile:
@@ -435,52 +597,67 @@ def parse_file(path: Union[str, Path]) -> A.RulesFile:
         raise RulesError([Diagnostic("error", "is a directory, not a rules file", str(path), A.NOWHERE)]) from None
     except FileNotFoundError:
         raise RulesError([Diagnostic("error", "no such file", str(path), A.NOWHERE)]) from None
+    except PermissionError:
+        raise RulesError([Diagnostic("error", "permission denied", str(path), A.NOWHERE)]) from None
     except OSError as e:
-        raise RulesError([Diagnostic("error", f"cannot read the file: {e.strerror}", str(path), A.NOWHERE)]) from None
+        raise RulesError([Diagnostic("error", f"cannot read the file: {e.strerror or e}", str(path), A.NOWHERE)]) from None
     return parse_text(decode(data, str(path)), str(path))
 
 
 _TEMPLATE_RE = re.compile(r"\{([^{}]*)\}")
 
 
-def parse_template(lit: A.StrLit, path: str) -> list:
-    """Split a string with ``{expr}`` holes into text pieces and expressions."""
+def _value_columns(raw: str) -> list:
+    """For a string token as written (with quotes), the column offset of each character of its value."""
+    cols = []
+    j = 1
+    while j < len(raw) - 1:
+        cols.append(j)
+        j += 2 if raw[j] == "\\" else 1
+    cols.append(j)
+    return cols
+
+
+def _raw_token(lit: A.StrLit, source) -> Optional[str]:
+    if source is None or lit.span.line != lit.span.end_line:
+        return None
+    lines = source.split("\n")
+    if not 1 <= lit.span.line <= len(lines):
+        return None
+    raw = lines[lit.span.line - 1][lit.span.col - 1:lit.span.end_col - 1]
+    if len(raw) >= 2 and raw[0] == raw[-1] == '"' and unquote(raw) == lit.value:
+        return raw
+    return None
+
+
+def parse_template(lit: A.StrLit, path: str, source: Optional[str] = None) -> list:
+    """Split a string with ``{expr}`` holes into text pieces and expressions.
+
+    Each hole is parsed where it sits in the file (``source``, when given, lets
+    escapes before a hole be accounted for), so its spans and syntax errors
+    point at the right line and column.
+    """
     parts: list = []
     pos = 0
     value = lit.value
+    raw = _raw_token(lit, source)
+    cols = _value_columns(raw) if raw is not None else None
     for m in _TEMPLATE_RE.finditer(value):
         if m.start() > pos:
             parts.append(value[pos:m.start()])
-        src = m.group(1)
-        col = lit.span.col + 1 + m.start(1)  # +1 for the opening quote
+        offset = cols[m.start(1)] if cols is not None else 1 + m.start(1)
+        col = lit.span.col + offset
+        # Pad the fragment so that Lark reports positions in the file's coordinates.
+        padded = "\n" * (lit.span.line - 1) + " " * (col - 1) + m.group(1)
         try:
-            tree = _lark().parse(src, start="expr")
-        except UnexpectedInput as exc:
-            d = _syntax_error(exc, path, src)
-            raise RulesError([Diagnostic("error", f"in template: {d.message}", path,
-                                         _shift(d.span, lit.span.line, col), d.hint)]) from None
-        expr = _ToAst().transform(tree)
-        parts.append(_reposition(expr, lit.span.line, col))
+            expr = _build(padded, path, "expr", "expression")
+        except RulesError as e:
+            hole = A.Span(lit.span.line, col, lit.span.line, col + 1)
+            raise RulesError([attrs.evolve(d, message=f"in template: {d.message}",
+                                           span=d.span if (d.span.line, d.span.col) >= (hole.line, hole.col) else hole)
+                              for d in e.diagnostics], source) from None
+        parts.append(expr)
         pos = m.end()
     if pos < len(value):
         parts.append(value[pos:])
     return parts
-
-
-def _reposition(e, line, col):
-    """Re-home the spans of an expression parsed from a template fragment."""
-    if isinstance(e, A.Expr) or isinstance(e, (A.Ident,)):
-        changes = {}
-        for f in attrs.fields(type(e)):
-            v = getattr(e, f.name)
-            if f.name == "span":
-                changes["span"] = _shift(v, line, col)
-            elif isinstance(v, (A.Expr,)):
-                changes[f.name] = _reposition(v, line, col)
-            elif isinstance(v, tuple):
-                changes[f.name] = tuple(_reposition(x, line, col) if isinstance(x, A.Expr) else x for x in v)
-        return attrs.evolve(e, **changes)
-    return e
-
-
-import attrs  # noqa: E402  (used by _reposition)

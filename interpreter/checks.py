@@ -1,0 +1,293 @@
+"""Whole-game property checks: play a game and verify, at every decision, what must always hold.
+
+Used by the property tests (tests/test_properties.py) and meant for a fuzz command: every
+check returns a list of problems (readable strings, empty when all is well) instead of
+asserting, and ``play_checked`` stops at the first decision that shows a problem.
+
+What is checked (any game, any rules file):
+  * cards are conserved: every card is in exactly one zone, ``where`` agrees, plays zones
+    record only cards they hold;
+  * a running game always has a legal action, and the game ends within a step bound;
+  * ``to_json`` / ``from_json`` is an exact round trip;
+  * replaying the seed and the history of action strings gives the same state;
+  * secrecy: an observation shows only counts for zones the player cannot see, and the
+    player's own legal actions never pick or name another player's hidden cards;
+  * the rules' own ``invariant`` declarations hold.
+"""
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import Callable, Optional
+
+import attrs
+
+from .errors import EngineError
+from .state import State
+
+Chooser = Callable[[State, random.Random], object]
+
+
+def choose_random(st: State, rng: random.Random):
+    return rng.choice(st.legal_actions())
+
+
+def choose_mixed(st: State, rng: random.Random):
+    """Mostly random, sometimes the first or the last legal action (reaches odd corners)."""
+    legal = st.legal_actions()
+    r = rng.random()
+    if r < 0.1:
+        return legal[0]
+    if r < 0.2:
+        return legal[-1]
+    return rng.choice(legal)
+
+
+CHOOSERS = {"random": choose_random, "mixed": choose_mixed}
+
+
+# ---------------------------------------------------------------------- single checks
+def check_cards(st: State) -> list[str]:
+    """Every card in exactly one zone, st.where consistent, plays only of cards present."""
+    prog = st.prog
+    problems = []
+    seen: dict[int, int] = {}
+    for zi, zone in enumerate(st.zones):
+        slot = prog.slots[zi]
+        if slot.owner is not None and slot.owner >= st.n and zone:
+            problems.append(f"zone {slot.name} of a seat not in the game holds {len(zone)} cards")
+        for c in zone:
+            if c in seen:
+                problems.append(f"card #{c} ({prog.card_names[c]}) is in {prog.slots[seen[c]].name} "
+                                f"and in {slot.name}")
+            seen[c] = zi
+    if sorted(seen) != list(range(prog.card_count)):
+        missing = sorted(set(range(prog.card_count)) - set(seen))
+        problems.append(f"{len(seen)} cards in zones, expected {prog.card_count}; missing ids {missing[:10]}")
+    if len(st.where) != prog.card_count:
+        problems.append(f"'where' has {len(st.where)} entries for {prog.card_count} cards")
+    for c, zi in seen.items():
+        if c < len(st.where) and st.where[c] != zi:
+            problems.append(f"where[{c}] says {prog.slots[st.where[c]].name} but the card is in {prog.slots[zi].name}")
+    for zi, plays in st.plays.items():
+        if zi not in prog.plays_slots:
+            problems.append(f"plays recorded for {prog.slots[zi].name}, which is not a plays zone")
+        in_plays = [c for _, cs in plays for c in cs]
+        if len(in_plays) != len(set(in_plays)):
+            problems.append(f"a card is in two plays of {prog.slots[zi].name}")
+        for c in in_plays:
+            if c not in st.zones[zi]:
+                problems.append(f"a play in {prog.slots[zi].name} records card #{c}, which is not there")
+        if any(not cs for _, cs in plays):
+            problems.append(f"an empty play is recorded in {prog.slots[zi].name}")
+    return problems
+
+
+def check_round_trip(st: State, log_from: Optional[int] = None) -> list[str]:
+    """to_json -> from_json -> to_json gives the same text.
+
+    With ``log_from`` the log (append-only, and the bulk of a long game's JSON) is left
+    out of the whole-state round trip and only its entries from that index on are checked,
+    so checking every step of a long game does not cost time quadratic in its length."""
+    if log_from is None:
+        text = st.to_json()
+        again = State.from_json(text, st.game).to_json()
+        if again != text:
+            return [f"to_json/from_json is not a round trip ({_first_difference(text, again)})"]
+        return []
+    d = st.to_dict()
+    entries = d["log"][log_from:]
+    d["log"] = []
+    text = json.dumps(d, separators=(",", ":"), sort_keys=True)
+    again = State.from_json(text, st.game).to_json()
+    problems = []
+    if again != text:
+        problems.append(f"to_json/from_json is not a round trip ({_first_difference(text, again)})")
+    entries_text = json.dumps(entries, separators=(",", ":"))
+    if json.dumps(json.loads(entries_text), separators=(",", ":")) != entries_text:
+        problems.append("a log entry does not survive JSON: " + entries_text[:200])
+    return problems
+
+
+def _first_difference(a: str, b: str) -> str:
+    i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return f"first difference at character {i}: ...{a[max(0, i - 30):i + 30]!r} vs ...{b[max(0, i - 30):i + 30]!r}"
+
+
+def _hidden_names(st: State, player: int) -> set[str]:
+    """Names of cards `player` cannot see anywhere (no visible card shares the name)."""
+    names = st.prog.card_names
+    visible, hidden = set(), set()
+    for zi, zone in enumerate(st.zones):
+        target = visible if st.can_see(zi, player) else hidden
+        target.update(names[c] for c in zone)
+    return hidden - visible
+
+
+def _mentions(text: str, name: str) -> bool:
+    return re.search(r"(?<![\w])" + re.escape(name) + r"(?![\w])", text) is not None
+
+
+def check_secrecy(st: State) -> list[str]:
+    """No observation shows the faces of cards its player cannot see; the active player's
+    legal actions never choose, or name, cards hidden from them."""
+    prog = st.prog
+    problems = []
+    for p in range(st.n):
+        obs = st.observation(p)
+        zones = obs["zones"]
+        for slot in prog.slots:
+            if slot.owner is not None and slot.owner >= st.n:
+                if slot.name in zones:
+                    problems.append(f"P{p + 1}'s observation shows {slot.name}, a seat not in the game")
+                continue
+            entry = zones.get(slot.name)
+            if entry is None:
+                problems.append(f"P{p + 1}'s observation lacks zone {slot.name}")
+            elif not st.can_see(slot.index, p):
+                if set(entry) != {"count"} or entry["count"] != len(st.zones[slot.index]):
+                    problems.append(f"P{p + 1}'s observation shows more than a count for {slot.name}: {entry}")
+            elif entry.get("cards") != [prog.card_names[c] for c in st.zones[slot.index]]:
+                problems.append(f"P{p + 1}'s observation of {slot.name} is wrong: {entry}")
+        if p != st.current_player and obs["legal_actions"]:
+            problems.append(f"P{p + 1}'s observation lists legal actions out of turn")
+    p = st.current_player
+    if p is not None:
+        hidden = _hidden_names(st, p)
+        for a in st.legal_actions():
+            kinds = {q.name: q.kind for q in prog.actions[a.name].params}
+            for name, value in a.params:
+                kind = kinds.get(name)
+                cards = [value] if kind == "card" else list(value) if kind == "cards" else []
+                for c in cards:
+                    if not st.can_see(st.where[c], p):
+                        problems.append(f"P{p + 1} may choose '{a.text}', which picks a card hidden from them "
+                                        f"({prog.card_names[c]} in {prog.slots[st.where[c]].name})")
+            for name in hidden:
+                if _mentions(a.text, name):
+                    problems.append(f"P{p + 1}'s legal action '{a.text}' names '{name}', a card hidden from them")
+    return problems
+
+
+def check_invariants(st: State) -> list[str]:
+    problems = []
+    for inv, f in st.prog.invariants:
+        if inv.at is not None and inv.at.name != st.phase:
+            continue
+        try:
+            ok = f(st, {})
+        except EngineError as e:
+            problems.append(f"invariant \"{inv.text}\" could not be evaluated: {e}")
+            continue
+        except (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError) as e:
+            problems.append(f"invariant \"{inv.text}\" could not be evaluated: {type(e).__name__}: {e}")
+            continue
+        if not ok:
+            problems.append(f"invariant \"{inv.text}\" ({st.prog.path}:{inv.span.line}) does not hold "
+                            f"in phase '{st.phase}'")
+    return problems
+
+
+def check_state(st: State, round_trip: bool = True, secrecy: bool = True, log_from: Optional[int] = None) -> list[str]:
+    problems = check_cards(st) + check_invariants(st)
+    if not st.is_terminal():
+        if not st.legal_actions():
+            problems.append(f"no legal action in phase '{st.phase}' for P{st.active + 1}, and the game is not over")
+        if st.current_player is None or not 0 <= st.current_player < st.n:
+            problems.append(f"the player to act is {st.current_player}")
+    elif st.current_player is not None or st.legal_actions():
+        problems.append("the game is over but someone may still act")
+    if round_trip:
+        problems += check_round_trip(st, log_from)
+    if secrecy:
+        problems += check_secrecy(st)
+    return problems
+
+
+def replay(game, st: State) -> State:
+    """A new game with st's seed and options, replaying st's history of action strings."""
+    other = game.new_state(players=st.n, seed=st.seed, options=dict(st.opts))
+    for text in st.history:
+        other.apply(text)
+    return other
+
+
+# ---------------------------------------------------------------------- a whole game
+@attrs.define
+class GameReport:
+    players: int
+    seed: int
+    options: dict
+    agent_seed: int
+    steps: int = 0
+    terminal: bool = False
+    problems: list = attrs.field(factory=list)
+    history: list = attrs.field(factory=list)
+    state: Optional[State] = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def describe(self) -> str:
+        head = (f"{self.players} players, seed {self.seed}, options {self.options}, agent seed {self.agent_seed}: "
+                f"{self.steps} decisions")
+        if self.ok:
+            return head + (", game over" if self.terminal else "")
+        return head + "\n  " + "\n  ".join(self.problems[:10])
+
+
+def play_checked(game, players: int, seed: int, options: Optional[dict] = None, agent_seed: int = 0,
+                 chooser: Chooser = choose_random, max_steps: int = 20_000, round_trip: bool = True,
+                 secrecy: bool = True, check_replay: bool = True, full_round_trip_every: int = 100) -> GameReport:
+    """Play one game with `chooser`, checking the state before every decision and at the end.
+
+    The JSON round trip is checked at every step: the whole state (log included) every
+    `full_round_trip_every` steps and at the end, the state without the log plus the new
+    log entries at the other steps.  Stops at the first problem (a rules runtime error is
+    reported as a problem too)."""
+    report = GameReport(players, seed, dict(options or {}), agent_seed)
+    rng = random.Random(agent_seed)
+    try:
+        st = game.new_state(players=players, seed=seed, options=options)
+    except EngineError as e:
+        report.problems.append(f"the game could not start: {e}")
+        return report
+    report.state = st
+    log_checked = 0
+    try:
+        while True:
+            full = st.is_terminal() or report.steps % max(1, full_round_trip_every) == 0
+            problems = check_state(st, round_trip=round_trip, secrecy=secrecy,
+                                   log_from=None if full else log_checked)
+            log_checked = len(st.log)
+            if problems:
+                report.problems += [f"after {report.steps} decisions: {p}" for p in problems]
+                break
+            if st.is_terminal():
+                report.terminal = True
+                break
+            if report.steps >= max_steps:
+                report.problems.append(f"the game did not end within {max_steps} decisions")
+                break
+            st.apply(chooser(st, rng))
+            report.steps += 1
+    except EngineError as e:
+        report.problems.append(f"after {report.steps} decisions: {type(e).__name__}: {e}")
+    report.history = list(st.history)
+    if report.ok and check_replay:
+        try:
+            again = replay(game, st)
+        except EngineError as e:
+            report.problems.append(f"replaying the history failed: {e}")
+        else:
+            if again.to_json() != st.to_json():
+                report.problems.append("replaying the seed and the history gives a different state ("
+                                       + _first_difference(st.to_json(), again.to_json()) + ")")
+    return report
+
+
+def state_summary(st: State) -> str:
+    """A short JSON summary of a state for problem reports."""
+    return json.dumps({"phase": st.phase, "active": st.active, "zones": st.zones, "vars": st.vars})

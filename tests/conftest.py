@@ -1,0 +1,52 @@
+"""Pytest runs every scenario file under tests/scenarios/ (see interpreter/scenario.py).
+
+Each YAML document becomes one test item; a failing scenario is reported with
+the runner's one-line message (file:line: expected ..., got ...).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from interpreter.scenario import ScenarioError, load_file, run_scenario
+
+SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+
+
+def pytest_collect_file(parent, file_path: Path):
+    if file_path.suffix in (".yaml", ".yml") and file_path.resolve().is_relative_to(SCENARIOS):
+        return ScenarioFile.from_parent(parent, path=file_path)
+    return None
+
+
+class ScenarioFile(pytest.File):
+    def collect(self):
+        try:
+            scenarios = load_file(self.path)
+        except ScenarioError as e:
+            yield ScenarioItem.from_parent(self, name=self.path.name, scenario=None, error=e)
+            return
+        for sc in scenarios:
+            yield ScenarioItem.from_parent(self, name=sc.name, scenario=sc, error=None)
+
+
+class ScenarioItem(pytest.Item):
+    def __init__(self, *, scenario, error, **kwargs):
+        super().__init__(**kwargs)
+        self.scenario = scenario
+        self.error = error
+
+    def runtest(self):
+        if self.error is not None:
+            raise self.error
+        run_scenario(self.scenario)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, ScenarioError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self):
+        line = self.scenario.line - 1 if self.scenario is not None else 0
+        return self.path, line, f"scenario: {self.name}"

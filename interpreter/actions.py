@@ -70,22 +70,38 @@ def _sizes(prog: Program, p: CParam, st, env) -> list:
 def card_choices(prog: Program, p: CParam, st, env) -> list:
     """Every distinct choice for a card / cards parameter: alike cards (same name, same zone)
     are interchangeable, so each combination of kinds appears once."""
-    pairs = p.domain(st, env)
     by_class: dict = {}
-    names = prog.card_names
-    for c, zi in pairs:
-        key = (names[c], zi)
-        cs = by_class.get(key)
-        if cs is None:
-            by_class[key] = [c]
-        else:
-            cs.append(c)
+    if p.zones is not None:  # zones: group by (name, zone) without building (card, zone) pairs
+        kind, n_slots, zones = prog.card_kind, len(prog.slots), st.zones
+        total = 0
+        for zf in p.zones:
+            zi = zf(st, env)
+            zone = zones[zi]
+            total += len(zone)
+            for c in zone:
+                key = kind[c] * n_slots + zi
+                cs = by_class.get(key)
+                if cs is None:
+                    by_class[key] = [c]
+                else:
+                    cs.append(c)
+    else:
+        pairs = p.domain(st, env)
+        total = len(pairs)
+        names = prog.card_names
+        for c, zi in pairs:
+            key = (names[c], zi)
+            cs = by_class.get(key)
+            if cs is None:
+                by_class[key] = [c]
+            else:
+                cs.append(c)
     if p.kind == "card":
         return [cards[0] for cards in by_class.values()]
     classes = list(by_class.items())
     sizes = _sizes(prog, p, st, env)
     if not sizes:
-        sizes = range(1, len(pairs) + 1)
+        sizes = range(1, total + 1)
     if p.same is not None:
         prop = prog.card_names if p.same == "name" else prog.card_props[p.same]
         groups: dict = {}

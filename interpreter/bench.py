@@ -14,6 +14,7 @@ from typing import Optional
 import attrs
 
 from .agents import RandomAgent
+from .errors import EngineError
 
 
 @attrs.frozen
@@ -65,8 +66,8 @@ class BenchResult:
                 f"  microseconds/decision: {um:10.1f}  (min {ulo:.1f}, max {uhi:.1f})")
 
 
-class StepLimitExceeded(RuntimeError):
-    """A benchmarked game did not end within the step bound."""
+class BenchError(EngineError):
+    """A benchmarked game got stuck or did not end within the step bound."""
 
 
 def play_random_games(game, players: int, games: int, seed: int = 0, options: Optional[dict] = None,
@@ -80,11 +81,13 @@ def play_random_games(game, players: int, games: int, seed: int = 0, options: Op
         agents = [RandomAgent(seed=s * 1000 + p) for p in range(players)]
         steps = 0
         while not st.terminal:
+            if not st.legal_actions():
+                raise BenchError(f"the game with seed {s} is stuck: no legal action in phase '{st.phase}'")
             p = st.active
             st.apply(agents[p].choose(st, p))
             steps += 1
             if steps > max_steps:
-                raise StepLimitExceeded(f"game with seed {s} did not end within {max_steps} decisions")
+                raise BenchError(f"the game with seed {s} did not end within {max_steps} decisions")
         decisions += steps
     return RunResult(games, decisions, time.perf_counter() - t0)
 

@@ -1,7 +1,8 @@
-"""Model -> Program: every expression and statement compiled once into a Python closure.
+"""Model -> Program: every expression and statement compiled once into a Python function.
 
 A compiled expression is ``f(st, env) -> value``; a compiled statement is
-``f(st, env) -> None``.  ``st`` is the State (its fields are listed in
+``f(st, env) -> None``.  Expressions are generated Python code where possible (fast),
+backed by a tree of checking closures that explains any runtime error (see Program.expr).  ``st`` is the State (its fields are listed in
 state.py), ``env`` a dict of local names.  The checker has already typed every
 node, so the compiler never needs to guess what a name or an operator means.
 
@@ -46,6 +47,7 @@ class CParam:
     same: Optional[str]
     multi_zone: bool
     type: T.Type
+    zones: Optional[list] = None  # when the domain is zones (or a sum of zones): their index functions
 
 
 @attrs.define
@@ -76,7 +78,6 @@ class CPhase:
 
 _CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
         ">": operator.gt, ">=": operator.ge}
-_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul}
 
 
 def player_name(p) -> str:
@@ -86,7 +87,8 @@ def player_name(p) -> str:
 class Program:
     """A compiled game: tables of cards and zones plus closures for every rule."""
 
-    def __init__(self, model: Model):
+    def __init__(self, model: Model, fused: bool = True):
+        """fused=False compiles only the plain closures (slower; a reference for tests)."""
         self.model = model
         self.path = model.path
         self.max_players = model.max_players
@@ -99,6 +101,8 @@ class Program:
                 for p in model.properties:
                     self.card_props[p].append(info.props.get(p))
         self.card_count = len(self.card_names)
+        kinds: dict = {}
+        self.card_kind = [kinds.setdefault(n, len(kinds)) for n in self.card_names]  # card -> index of its name
         # ---- zones: shared ones first, then max_players slots for every per-player zone
         self.slots: list[ZoneSlot] = []
         self.zone_base: dict[str, int] = {}
@@ -118,7 +122,7 @@ class Program:
         # ---- variables
         self.var_index = {name: i for i, name in enumerate(model.vars)}
         # ---- compile
-        self._plain_mode = False
+        self._plain_mode = not fused
         self._fuse_depth = 0  # > 0 while compiling a part of a fused expression
         self.defs: dict[str, Callable] = {}
         self.defs_plain: dict[str, Callable] = {}
@@ -145,12 +149,14 @@ class Program:
     def type_of(self, e) -> T.Type:
         return self.model.types.get(e, T.ANY)
 
-    # Every expression is compiled twice.  The fast version fuses a tree of simple nodes
-    # into one generated Python lambda (see _Fuser); the plain version is a tree of small
-    # closures that checks every step and reports a rules error at the node that failed.
-    # When the fast version raises a Python error, the plain one re-evaluates the
-    # expression to report it: expressions have no side effects (those that draw random
-    # numbers are never fused), so evaluating twice changes nothing.
+    # Every expression is compiled twice.  The fast version fuses the tree of simple nodes
+    # into the source of one generated Python function (see _Fuser); quantifiers and def
+    # calls stay closures that it calls.  The plain version is a tree of small closures
+    # that checks every step and reports a rules error at the node that failed.  When the
+    # fast version of an outermost expression raises a Python error, the plain one
+    # re-evaluates the expression to report it: expressions have no side effects (those
+    # that draw random numbers are never fused), so evaluating twice changes nothing.
+    # Program(model, fused=False) compiles only plain versions (a reference for tests).
     def expr(self, e) -> Callable:
         return self._plain("value", e) if self._plain_mode else self._fused("value", e)
 
@@ -172,9 +178,13 @@ class Program:
         return getattr(self, "_e_" + type(e).__name__)(e)
 
     def _plain_version(self, mode: str, e) -> Callable:
+        return self._plain_version_of(lambda: self._plain(mode, e))
+
+    def _plain_version_of(self, build) -> Callable:
+        """build() with every part compiled plain."""
         saved, self._plain_mode = self._plain_mode, True
         try:
-            return self._plain(mode, e)
+            return build()
         finally:
             self._plain_mode = saved
 
@@ -191,25 +201,32 @@ class Program:
         except _NoFuse:
             return fallback()
         nested = self._fuse_depth > 0  # the outermost expression's wrapper reports errors
+        checked = not nested and (fuser.may_fail or fuser.has_opaque)
         if fuser.whole is not None:
-            fast = fuser.whole
-        else:
-            where = f"<fused {self.path}:{span.line}:{span.col}>"  # names the code in profiles and tracebacks
-            try:
-                code = compile(f"lambda st, env: {src}", where, "eval")
-            except (SyntaxError, RecursionError, MemoryError, ValueError):  # e.g. nested too deeply for Python
-                return fallback()
-            fast = eval(code, fuser.ns)  # noqa: S307 -- generated from the checked model, no user text
-        if nested or not (fuser.may_fail or fuser.has_opaque):
-            return fast
-        plain = make_plain()
+            whole = fuser.whole
+            if not checked:
+                return whole
+            plain = make_plain()
 
-        def checked(st, env):
-            try:
-                return fast(st, env)
-            except _PY_ERRORS:
-                return plain(st, env)
-        return checked
+            def checked_whole(st, env):
+                try:
+                    return whole(st, env)
+                except _PY_ERRORS:
+                    return plain(st, env)
+            return checked_whole
+        if checked:  # the try costs nothing until something fails; then the plain version explains
+            fuser.ns["_plain"] = make_plain()
+            fuser.ns["_PY_ERRORS"] = _PY_ERRORS
+            code = f"def fused(st, env):\n try:\n  return {src}\n except _PY_ERRORS:\n  return _plain(st, env)\n"
+        else:
+            code = f"def fused(st, env):\n return {src}\n"
+        where = f"<fused {self.path}:{span.line}:{span.col}>"  # names the code in profiles and tracebacks
+        try:
+            compiled = compile(code, where, "exec")
+        except (SyntaxError, RecursionError, MemoryError, ValueError):  # e.g. nested too deeply for Python
+            return fallback()
+        exec(compiled, fuser.ns)  # noqa: S102 -- generated from the checked model, no user text
+        return fuser.ns["fused"]
 
     def _plain_as_list(self, e) -> Callable:
         f = self.expr(e)
@@ -262,13 +279,6 @@ class Program:
             return " + ".join(out) if out else "''"
         return self._fuse(lit.span, make_src, lambda: self._plain_template(parts),
                           lambda: self._plain_version_of(lambda: self._plain_template(parts)))
-
-    def _plain_version_of(self, build) -> Callable:
-        saved, self._plain_mode = self._plain_mode, True
-        try:
-            return build()
-        finally:
-            self._plain_mode = saved
 
     def _plain_template(self, parts: list) -> Callable:
         compiled = []
@@ -859,20 +869,21 @@ class Program:
     def _compile_action(self, a: A.ActionDecl) -> CAction:
         params = []
         for p in a.params:
-            domain = cond = size = None
+            domain = cond = size = zone_fns = None
             multi = False
             if p.kind == "int":
                 domain = self.as_list(p.domain)
             elif p.kind in ("card", "cards"):
                 domain = self._zones_of(p.domain)
                 multi = self._multi_zone(p.domain)
+                zone_fns = self._zone_fns(p.domain)
             if p.cond is not None:
                 cond = self.expr(p.cond)
             if p.size is not None:
                 size = self.expr(p.size)
             ptype = {"int": T.INT, "player": T.PLAYER, "card": T.CARD, "cards": T.CARDS}[p.kind]
             params.append(CParam(p.name, p.kind, domain, cond, size, isinstance(p.size, A.Range),
-                                 p.same.name if p.same else None, multi, ptype))
+                                 p.same.name if p.same else None, multi, ptype, zone_fns))
         names = {p.name for p in a.params}
         pre = [(self.expr(r.cond), r.message, r) for r in a.requires if not _mentions(r.cond, names)]
         post = [(self.expr(r.cond), r.message, r) for r in a.requires if _mentions(r.cond, names)]
@@ -896,7 +907,7 @@ class Program:
                 if not f(st, env):
                     return False
             return True
-        if any(_uses_random(c, self.def_pure) for c in conds):
+        if self._plain_mode or any(_uses_random(c, self.def_pure) for c in conds):
             return each
         return self._fuse(conds[0].span, lambda fuser: " and ".join(f"bool({fuser.v(c)})" for c in conds),
                           lambda: each, lambda: self._plain_version_of(lambda: self._plain_all_of(conds)))
@@ -924,6 +935,15 @@ class Program:
                 return [(c, zi) for c in st.zones[zi]]
             return from_zone
         return lambda st, env: [(c, st.where[c]) for c in f(st, env)]
+
+    def _zone_fns(self, e) -> Optional[list]:
+        """The zone-index functions of a domain made only of zones (z, or z1 + z2 + ...), else None."""
+        if isinstance(e, A.BinOp) and e.op == "+":
+            a, b = self._zone_fns(e.left), self._zone_fns(e.right)
+            return a + b if a is not None and b is not None else None
+        if self.type_of(e).name == "zone":
+            return [self.expr(e)]
+        return None
 
     def _multi_zone(self, e) -> bool:
         return isinstance(e, A.BinOp) and e.op == "+"

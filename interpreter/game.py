@@ -20,11 +20,11 @@ class OptionError(EngineError, ValueError):
 
 
 class Game:
-    def __init__(self, model: Model, path: str):
+    def __init__(self, model: Model, path: str, fused: bool = True):
         self.model = model
         self.path = path
         self.source_hash = stable_hash(model.source)
-        self.prog = Program(model)
+        self.prog = Program(model, fused=fused)
 
     @property
     def name(self) -> str:

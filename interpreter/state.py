@@ -90,7 +90,8 @@ class State:
         plays = self.plays.get(zi, [])
         for play in plays:
             if c in play[1]:
-                play[1].remove(c)
+                # a new list, never an edit: rules may still hold the old one (let p = plays(z)[0])
+                play[1] = [x for x in play[1] if x != c]
                 if not play[1]:
                     plays.remove(play)
                 break

@@ -93,6 +93,10 @@ def cmd_play(args) -> int:
                 print(line)
             printed = len(lines)
             p = state.current_player
+            if not state.legal_actions():
+                print(f"rulespec play: error: the game is stuck: P{p + 1} has no legal action in phase "
+                      f"'{state.phase}' (a bug in the rules)", file=sys.stderr)
+                return 1
             before = len(state.log)
             action = agents[p].choose(state, p)
             state.apply(action)

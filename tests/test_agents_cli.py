@@ -263,3 +263,15 @@ def test_bench_bad_arguments(args, code):
     assert r.returncode == code
     assert "Traceback" not in r.stderr
     assert r.stderr.strip().splitlines()[-1].startswith("rulespec bench: error: ")
+
+
+def test_bench_reports_a_stuck_game(tmp_path):
+    rules = tmp_path / "stuck.rules"
+    rules.write_text('game "Stuck" { players 2..2 start a cards start in deck }\n'
+                     'card "x" { copies: 2 }\nzone deck: pile hidden\nzone hand[player]: set owner\n'
+                     'action take(c: card from hand[active]) { effect { end game } }\n'
+                     'phase a { actions take next a }\n', encoding="utf-8")
+    r = run_cli("bench", str(rules), "--games", "1", "--runs", "1")
+    assert r.returncode == 1
+    assert "Traceback" not in r.stderr
+    assert r.stderr.strip() == "rulespec bench: error: the game with seed 0 is stuck: no legal action in phase 'a'"

@@ -676,3 +676,46 @@ def test_list_variables_and_zone_values():
     assert st.vars[var_index(g, "seen")] == []
     st.apply("put A + A")
     assert st.vars[var_index(g, "seen")] == [0, 1, 0, 1]
+
+
+# ====================================================================== the fused compiler agrees with the plain one
+def test_fused_and_plain_compilers_play_identical_games(game):
+    plain = interpreter.Game(game.model, game.path, fused=False)
+    for players, seed, bidding in [(2, 1, True), (3, 2, False), (4, 3, True), (5, 4, True)]:
+        a = game.new_state(players=players, seed=seed, options={"bidding": bidding})
+        b = plain.new_state(players=players, seed=seed, options={"bidding": bidding})
+        rng = random.Random(seed)
+        while not a.is_terminal():
+            assert a.legal_action_strings() == b.legal_action_strings()
+            text = rng.choice(a.legal_action_strings())
+            a.apply(text)
+            b.apply(text)
+        assert b.is_terminal()
+        assert a.to_json() == b.to_json()
+        assert a.log_lines() == b.log_lines()
+
+
+@pytest.mark.parametrize("setup", [
+    "let c0 = cards(bin)[0]\n    move c0 to deck",
+    "pts[players[0]] = 3 / count(bin)",
+    "pts[players[0]] = max x in cards(bin): x.value",
+])
+def test_fused_and_plain_compilers_report_the_same_error(setup):
+    fused = mini(setup)
+    plain = interpreter.Game(fused.model, fused.path, fused=False)
+    errors = []
+    for g in (fused, plain):
+        with pytest.raises(RuleRuntimeError) as err:
+            g.new_state(players=2, seed=0)
+        errors.append(str(err.value))
+    assert errors[0] == errors[1]
+
+
+def test_a_play_kept_in_a_local_survives_moving_its_cards():
+    text = MINI.replace("play cs to table\n", "play cs to table\n    let first_play = plays(table)[0]\n"
+                        "    move table to bin\n    log \"kept {first_play.cards} of {first_play.player}\"\n")
+    g = mini("move cards(deck) to hand[players[0]]", text=text)
+    st = g.new_state(players=2, seed=0)
+    st.apply("put B + B")
+    assert "kept B + B of P1" in st.log_lines()
+    assert st.plays == {}

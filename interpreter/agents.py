@@ -85,15 +85,11 @@ class HumanAgent:
 
 
 def _show(state, t, v) -> str:
-    """A variable's value for people: players as P1.., cards by name, none as 'none'."""
+    """A value from an observation, for people (players and cards are already names there)."""
     if v is None:
         return "none"
-    if t.name == "player":
-        return player_name(v)
-    if t.name == "card":
-        return state.prog.card_names[v]
-    if t.name == "bool":
+    if isinstance(v, bool):
         return "yes" if v else "no"
-    if t.name == "list" and isinstance(v, list):
-        return "[" + ", ".join(_show(state, t.elem, x) for x in v) + "]" if t.elem is not None else str(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_show(state, t, x) for x in v) + "]"
     return str(v)

@@ -313,18 +313,32 @@ class State:
             "player": player_name(player),
             "phase": self.phase,
             "active": player_name(self.current_player) if not self.terminal else None,
-            "vars": self._vars_dict(),
+            "vars": self._vars_dict(player),
             "zones": zones,
             "terminal": self.terminal,
             "winners": [player_name(p) for p in self.winners()],
             "legal_actions": self.legal_action_strings() if self.current_player == player else [],
         }
 
-    def _vars_dict(self) -> dict:
+    def _vars_dict(self, viewer: Optional[int]) -> dict:
+        """Variables as the viewer may know them: players as P1.., cards by name only where the
+        viewer can see the card's zone (a variable must not leak a hidden card)."""
         out = {}
         for (info, _), value in zip(self.prog.var_defaults, self.vars):
-            out[info.name] = list(value) if info.per_player else value
+            show = self._shower(info.type, viewer)
+            out[info.name] = [show(v) for v in value] if info.per_player else show(value)
         return out
+
+    def _shower(self, t, viewer: Optional[int]):
+        if t.name == "player":
+            return lambda v: None if v is None else player_name(v)
+        if t.name == "card":
+            names = self.prog.card_names
+            return lambda v: None if v is None else (names[v] if self.can_see(self.where[v], viewer) else "hidden card")
+        if t.name == "list":
+            inner = self._shower(t.elem, viewer)
+            return lambda v: [inner(x) for x in v]
+        return lambda v: v
 
     # ------------------------------------------------------------------ the log
     def log_lines(self, viewer: Optional[int] = None) -> list[str]:

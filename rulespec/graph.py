@@ -53,7 +53,10 @@ def build_phase_graph(checker) -> nx.DiGraph:
     for p in checker.phases.values():
         for n in p.nexts:
             if n.target.name in checker.phases:
-                label = source_text(source, n.cond.span) if n.cond is not None else ""
+                if n.cond is not None:
+                    label = source_text(source, n.cond.span)
+                else:  # an unconditional next after conditional ones is the fallback
+                    label = "otherwise" if len(p.nexts) > 1 else ""
                 if g.has_edge(p.name, n.target.name):
                     old = g.edges[p.name, n.target.name]["label"]
                     label = f"{old} or {label}" if old and label else ""

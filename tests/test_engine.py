@@ -719,3 +719,29 @@ def test_a_play_kept_in_a_local_survives_moving_its_cards():
     st.apply("put B + B")
     assert "kept B + B of P1" in st.log_lines()
     assert st.plays == {}
+
+
+def test_observation_never_shows_a_hidden_card_held_in_a_variable():
+    from interpreter import load_text
+    game = load_text('''
+game "t" { players 2..2 cards start in deck start p }
+card "A" { copies: 1 }
+card "B" { copies: 1 }
+zone deck: pile hidden
+zone hand[player]: set owner
+var secret: card = none
+var who: player = none
+action go() { effect { end game } }
+phase p {
+  enter { deal 1 from deck to hand[active]  secret = first c in cards(hand[active])  who = active }
+  actions go
+  after {}
+  next p
+}
+''')
+    st = game.new_state(players=2, seed=1)
+    mine = st.observation(0)["vars"]
+    theirs = st.observation(1)["vars"]
+    assert mine["secret"] in ("A", "B") and mine["who"] == "P1"
+    assert theirs["secret"] == "hidden card"
+    assert theirs["who"] == "P1"

@@ -53,7 +53,7 @@ def test_charuma_graph():
     assert {("setup", "deal"), ("deal", "bidding"), ("deal", "family_groups"), ("bidding", "trick"),
             ("trick", "trick"), ("trick", "score_round"), ("score_round", "deal"), ("score_round", END)} <= edges(model)
     assert g.edges["deal", "bidding"]["label"] == "bidding"
-    assert g.edges["deal", "family_groups"]["label"] == ""
+    assert g.edges["deal", "family_groups"]["label"] == "otherwise"
     assert g.nodes["trick"]["has_actions"] and not g.nodes["setup"]["has_actions"]
     assert nx.has_path(g, model.start_phase, END)
 

@@ -102,6 +102,10 @@ def card_choices(prog: Program, p: CParam, st, env) -> list:
     sizes = _sizes(prog, p, st, env)
     if not sizes:
         sizes = range(1, total + 1)
+    if p.distinct is not None:
+        return _distinct_choices(prog, p, classes, sizes)
+    if p.wild is not None:
+        return _wild_choices(prog, p, st, env, classes, sizes)
     if p.same is not None:
         prop = prog.card_names if p.same == "name" else prog.card_props[p.same]
         groups: dict = {}
@@ -120,6 +124,54 @@ def card_choices(prog: Program, p: CParam, st, env) -> list:
         if k <= 0:
             continue
         for group in class_groups:
+            _combos(group, k, out)
+    return out
+
+
+def _group_by(prog: Program, prop_name: str, classes: list) -> list:
+    prop = prog.card_names if prop_name == "name" else prog.card_props[prop_name]
+    groups: dict = {}
+    for item in classes:
+        groups.setdefault(prop[item[1][0]], []).append(item)
+    return list(groups.values())
+
+
+def _distinct_choices(prog: Program, p: CParam, classes: list, sizes) -> list:
+    """Sets whose cards all differ in a property: k groups of that property, one card from each."""
+    from itertools import combinations, product
+    groups = _group_by(prog, p.distinct, classes)
+    out: list = []
+    for k in sizes:
+        if k <= 0 or k > len(groups):
+            continue
+        for chosen in combinations(groups, k):
+            for pick in product(*chosen):
+                out.append([cards[0] for _, cards in pick])
+    return out
+
+
+def _wild_choices(prog: Program, p: CParam, st, env, classes: list, sizes) -> list:
+    """Sets of alike cards (``same``) that wild cards may join: each group of alike ordinary
+    cards with 0..k-1 wilds added, and the wild cards' own groups on their own."""
+    wild = [item for item in classes if p.wild(st, env, item[1][0])]
+    plain = [item for item in classes if not p.wild(st, env, item[1][0])]
+    n_wild = sum(len(cards) for _, cards in wild)
+    out: list = []
+    for k in sizes:
+        if k <= 0:
+            continue
+        for group in _group_by(prog, p.same, plain):
+            for j in range(0, min(n_wild, k - 1) + 1):
+                base: list = []
+                _combos(group, k - j, base)
+                if not base:
+                    continue
+                extras: list = []
+                _combos(wild, j, extras) if j else extras.append([])
+                for b in base:
+                    for x in extras:
+                        out.append(b + x)
+        for group in _group_by(prog, p.same, wild):
             _combos(group, k, out)
     return out
 

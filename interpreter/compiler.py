@@ -48,6 +48,8 @@ class CParam:
     multi_zone: bool
     type: T.Type
     zones: Optional[list] = None  # when the domain is zones (or a sum of zones): their index functions
+    distinct: Optional[str] = None  # every chosen card has a different value of this property
+    wild: Optional[Callable] = None  # card -> may it join any 'same' group?
 
 
 @attrs.define
@@ -61,6 +63,32 @@ class CAction:
     effect: Optional[Callable]
     holds: Optional[Callable] = None  # all of `requires` at once (one call while listing actions)
     ready: Optional[Callable] = None  # all of `preconditions` at once
+    respond_to: frozenset = frozenset()  # effect names / tags it answers; empty: an ordinary action
+
+
+@attrs.define
+class CEffect:
+    """An effect that goes on the response stack."""
+    name: str
+    decl: A.EffectDecl
+    tags: frozenset          # its own name and its tags
+    ask: Optional[Callable]  # the players a window asks, in order (default: clockwise after its player)
+    resolve: Optional[Callable]
+    cancelled: Optional[Callable]
+
+
+@attrs.define
+class CTrigger:
+    name: str
+    index: int                   # declaration order: the tie-break between simultaneous triggers
+    params: list                 # the event's parameter names
+    for_var: Optional[str]
+    for_players: Optional[Callable]
+    when: Optional[Callable]
+    body: Callable
+
+# A stack entry is a list [id, effect name, by, target, cards, against, cancelled]; st.stack holds ids.
+ENTRY_FIELD_INDEX = {"kind": 1, "by": 2, "target": 3, "cards": 4, "against": 5, "cancelled": 6}
 
 
 @attrs.define
@@ -133,7 +161,12 @@ class Program:
             self.defs_plain[d.name] = self._plain_version("list", d.body)
         self.var_defaults = [(v, self.expr(v.default) if v.default is not None else None)
                              for v in model.vars.values()]
+        self.effects = {e.name: self._compile_effect(e) for e in model.effects.values()}
         self.actions = {a.name: self._compile_action(a) for a in model.actions.values()}
+        self.responses = [a for a in self.actions.values() if a.respond_to]
+        self.triggers: dict[str, list] = {}
+        for i, t in enumerate(model.triggers):
+            self.triggers.setdefault(t.event.name, []).append(self._compile_trigger(i, t))
         self.phases = {p.name: self._compile_phase(p) for p in model.phases.values()}
         self.score = None
         if model.score is not None:
@@ -316,6 +349,10 @@ class Program:
                 return lambda st, env: list(range(st.n))
             if e.name == "player_count":
                 return lambda st, env: st.n
+            if e.name == "stack_top":
+                return lambda st, env: st.stack[-1] if st.stack else None
+            if e.name == "stacked":
+                return lambda st, env: list(st.stack)
             return lambda st, env: st.active
         if kind == "var":
             i = self.var_index[e.name]
@@ -349,6 +386,16 @@ class Program:
                         self.fail(e, f"no card to read '{e.name}' from")
                     raise
             return prop
+        if ref[0] == "entry_field":
+            k = ENTRY_FIELD_INDEX[ref[1]]
+
+            def entry_field(st, env):
+                eid = obj(st, env)
+                if eid is None:
+                    self.fail(e, f"no stack entry to read '{e.name}' from")
+                v = st.entry(eid)[k]
+                return list(v) if k == 4 else v
+            return entry_field
         field = ref[1]
         if field == "player":
             return lambda st, env: obj(st, env)[0]
@@ -525,6 +572,11 @@ class Program:
         if f == "abs":
             a = args[0]
             return lambda st, env: abs(a(st, env))
+        if f == "tagged":
+            a = args[0]
+            tag = e.args[1].value
+            tags = {name: eff.tags for name, eff in self.effects.items()}
+            return lambda st, env: (lambda eid: eid is not None and tag in tags[st.entry(eid)[1]])(a(st, env))
         self.fail(e, f"unknown function '{f}'")
 
     def _def_call(self, e: A.Call, d: A.DefDecl) -> Callable:
@@ -865,6 +917,53 @@ class Program:
                 st.revealed.remove(zi)
         return reveal
 
+    def _s_StackStmt(self, s):
+        kind = s.effect.name
+        by = self.expr(s.by) if s.by is not None else (lambda st, env: st.active)
+        target = self.expr(s.target) if s.target is not None else (lambda st, env: None)
+        cards = self._cards_of(s.with_) if s.with_ is not None else (lambda st, env: [])
+        against = self.expr(s.against) if s.against is not None else (lambda st, env: None)
+
+        def stack(st, env):
+            st.push_entry(kind, by(st, env), target(st, env), cards(st, env), against(st, env))
+        return stack
+
+    def _s_Cancel(self, s):
+        f = self.expr(s.entry)
+
+        def cancel(st, env):
+            eid = f(st, env)
+            if eid is None:
+                self.fail(s, "cancelled 'none' instead of a stack entry")
+            st.entry(eid)[6] = True
+            st.log.append(["text", f"{st.entry(eid)[1]} is cancelled"])
+        return cancel
+
+    def _s_Emit(self, s):
+        name = s.event.name
+        args = [self.expr(a) for a in s.args]
+        params = [p.name for p in self.model.events[name].params]
+
+        def emit(st, env):
+            st.emit(name, {p: f(st, env) for p, f in zip(params, args)})
+        return emit
+
+    def _compile_effect(self, e: A.EffectDecl) -> CEffect:
+        return CEffect(e.name, e, frozenset([e.name] + [t.name for t in e.tags]),
+                       self.expr(e.ask) if e.ask is not None else None,
+                       self.block(e.resolve), self.block(e.cancelled))
+
+    def _compile_trigger(self, index: int, t: A.TriggerDecl) -> CTrigger:
+        event = t.event.name
+        if event in self.model.events:
+            params = [p.name for p in self.model.events[event].params]
+        else:
+            from rulespec.checker import BUILTIN_EVENTS
+            params = [n for n, _ in BUILTIN_EVENTS[event]]
+        return CTrigger(t.name, index, params, t.for_var,
+                        self.expr(t.for_expr) if t.for_expr is not None else None,
+                        self.expr(t.when) if t.when is not None else None, self.block(t.body))
+
     # ------------------------------------------------------------------ actions and phases
     def _compile_action(self, a: A.ActionDecl) -> CAction:
         params = []
@@ -882,8 +981,14 @@ class Program:
             if p.size is not None:
                 size = self.expr(p.size)
             ptype = {"int": T.INT, "player": T.PLAYER, "card": T.CARD, "cards": T.CARDS}[p.kind]
+            wild = None
+            if p.wild is not None:
+                wvar, wcond = p.wild
+                wf = self.expr(wcond)
+                wild = (lambda f, v: lambda st, env, c: f(st, {**env, v: c}))(wf, wvar)
             params.append(CParam(p.name, p.kind, domain, cond, size, isinstance(p.size, A.Range),
-                                 p.same.name if p.same else None, multi, ptype, zone_fns))
+                                 p.same.name if p.same else None, multi, ptype, zone_fns,
+                                 p.distinct.name if p.distinct else None, wild))
         names = {p.name for p in a.params}
         pre = [(self.expr(r.cond), r.message, r) for r in a.requires if not _mentions(r.cond, names)]
         post = [(self.expr(r.cond), r.message, r) for r in a.requires if _mentions(r.cond, names)]
@@ -891,7 +996,8 @@ class Program:
         pre_conds = [r.cond for r in a.requires if not _mentions(r.cond, names)]
         post_conds = [r.cond for r in a.requires if _mentions(r.cond, names)]
         return CAction(a.name, a, params, post, pre, text, self.block(a.effect),
-                       self._all_of(post_conds, post), self._all_of(pre_conds, pre))
+                       self._all_of(post_conds, post), self._all_of(pre_conds, pre),
+                       frozenset(r.name for r in a.respond_to))
 
     def _all_of(self, conds: list, compiled: list) -> Optional[Callable]:
         """One function that is true when every condition holds (in order, stopping at the first
@@ -1088,7 +1194,9 @@ class _Fuser:
                 return "list(range(st.n))"
             if e.name == "player_count":
                 return "st.n"
-            return "st.active"
+            if e.name == "active":
+                return "st.active"
+            raise _NoFuse()
         if kind == "var":
             return f"st.vars[{self.prog.var_index[e.name]}]"
         if kind == "zone":
@@ -1107,6 +1215,8 @@ class _Fuser:
             return f"{self.bind(self.prog.card_names)}[{obj}]"
         if ref[0] == "prop":
             return f"{self.bind(self.prog.card_props[ref[1]])}[{obj}]"
+        if ref[0] == "entry_field":
+            raise _NoFuse()
         field = ref[1]
         if field == "player":
             return f"({obj})[0]"

@@ -19,7 +19,8 @@ from .compiler import Program, player_name
 from .errors import GameOver, IllegalActionError, RuleRuntimeError
 from .rng import Rng, seed_state
 
-ENTER, CHECK, AWAIT, EXIT, OVER = "enter", "check", "await", "exit", "over"
+ENTER, CHECK, AWAIT, AFTER, EXIT, OVER = "enter", "check", "await", "after", "exit", "over"
+NO_RESPONSE = "no response"  # the text of declining to respond in a response window
 MAX_AUTOMATIC_STEPS = 100_000
 _PY_ERRORS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError)  # phases handed over without a decision before we call it a loop
 
@@ -27,6 +28,7 @@ _PY_ERRORS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, At
 class State:
     __slots__ = ("game", "prog", "n", "seed", "opts", "vars", "zones", "where", "plays", "active",
                  "phase", "stage", "rng", "terminal", "winners_", "revealed", "log", "history",
+                 "stack", "entries", "next_entry", "window", "turn_active",
                  "_legal", "_legal_map", "_memo")
 
     # ------------------------------------------------------------------ creation
@@ -53,6 +55,7 @@ class State:
         st._legal = None
         st._legal_map = None
         st._memo = None
+        st.stack, st.entries, st.next_entry, st.window, st.turn_active = [], [], 0, None, None
         start = prog.zone_base.get(game.model.cards_start) if game.model.cards_start else None
         if start is not None:
             st.zones[start] = list(range(prog.card_count))
@@ -98,6 +101,98 @@ class State:
         if not plays:
             self.plays.pop(zi, None)
 
+    # ------------------------------------------------------------------ the response stack
+    # An effect put on the stack waits while a response window asks players, in order, whether
+    # they respond; a response usually stacks an effect of its own, which opens a new window.
+    # When everyone asked has declined, the top effect resolves (last in, first out) and the
+    # window reopens for the effect below.  Players with no legal response are not asked.
+    # Entries live in `entries` until the stack is empty again; `stack` holds their ids.
+    def push_entry(self, kind: str, by, target, cards: list, against) -> None:
+        eid = self.next_entry
+        self.next_entry += 1
+        self.entries.append([eid, kind, by, target, list(cards), against, False])
+        self.stack.append(eid)
+        self.window = None  # a new top: a new window
+        self.log.append(["stack", eid, kind, by])
+
+    def entry(self, eid: int) -> list:
+        entries = self.entries
+        if entries:
+            i = eid - entries[0][0]
+            if 0 <= i < len(entries) and entries[i][0] == eid:
+                return entries[i]
+        raise RuleRuntimeError(f"stack entry {eid} is gone (entries last until the stack is empty)", self.prog.path)
+
+    def _responses_for(self, eid: int) -> list:
+        tags = self.prog.effects[self.entry(eid)[1]].tags
+        return [a.name for a in self.prog.responses if a.respond_to & tags]
+
+    def _window(self) -> bool:
+        """Run the response window of the top effect: True when a player must decide."""
+        top = self.stack[-1]
+        if self.turn_active is None:
+            self.turn_active = self.active
+        if self.window is None:
+            e = self.entry(top)
+            eff = self.prog.effects[e[1]]
+            if eff.ask is not None:
+                self.active = self.turn_active
+                order = list(eff.ask(self, {"this": top}))
+            else:
+                by = e[2] if e[2] is not None else self.turn_active
+                order = [(by + k) % self.n for k in range(1, self.n + 1)]
+            self.window = [order, 0]
+        names = self._responses_for(top)
+        order, idx = self.window
+        if names:
+            while idx < len(order):
+                self.active = order[idx]
+                self._legal = None
+                if self._list_actions(names):
+                    self.window[1] = idx
+                    return True
+                idx += 1
+        # everyone asked declined: the top effect resolves
+        self._legal = self._legal_map = None
+        self.stack.pop()
+        self.window = None
+        e = self.entry(top)
+        self.active = self.turn_active
+        eff = self.prog.effects[e[1]]
+        self.log.append(["resolve", top, e[1], e[6]])
+        block = eff.cancelled if e[6] else eff.resolve
+        if block is not None:
+            block(self, {"this": top})
+        self.turn_active = self.active
+        if not self.stack:
+            self.entries = []
+            self.turn_active = None
+        return False
+
+    def emit(self, event: str, env: dict) -> None:
+        """Run the triggers of an event.  Order: triggers without 'for' first, in declaration
+        order; then each player's, the acting player first and then clockwise, each player's
+        triggers in declaration order.  Conditions are read before any trigger runs."""
+        trigs = self.prog.triggers.get(event)
+        if not trigs:
+            return
+        first = self.active if self.active is not None else 0
+        jobs = []
+        for t in trigs:
+            if t.for_players is None:
+                if t.when is None or t.when(self, env):
+                    jobs.append((-1, t.index, dict(env), t))
+                continue
+            for p in t.for_players(self, env):
+                e2 = dict(env)
+                e2[t.for_var] = p
+                if t.when is None or t.when(self, e2):
+                    jobs.append(((p - first) % self.n, t.index, e2, t))
+        jobs.sort(key=lambda j: (j[0], j[1]))
+        for _, _, e2, t in jobs:
+            self.log.append(["trigger", t.name])
+            t.body(self, e2)
+
     def finish(self, winners: Optional[list]) -> None:
         self.terminal = True
         self.stage = OVER
@@ -127,16 +222,27 @@ class State:
     def _advance(self) -> None:
         """Run automatic steps until a player must decide or the game is over."""
         phases = self.prog.phases
+        triggers = self.prog.triggers
         for _ in range(MAX_AUTOMATIC_STEPS):
             if self.terminal:
                 return
+            if self.stack:
+                if self._window():
+                    return
+                continue
             ph = phases[self.phase]
             stage = self.stage
             if stage == ENTER:
                 self.log.append(["phase", self.phase])
                 self.stage = CHECK
+                if triggers and "phase_start" in triggers:
+                    self.emit("phase_start", {"phase": self.phase})
                 if ph.enter is not None:
                     ph.enter(self, {})
+            elif stage == AFTER:
+                self.stage = CHECK
+                if ph.after is not None:
+                    ph.after(self, {})
             elif stage == CHECK:
                 if ph.actions and not (ph.end_when is not None and ph.end_when(self, {})):
                     if ph.actor is not None:
@@ -145,8 +251,12 @@ class State:
                     return
                 self.stage = EXIT
             elif stage == EXIT:
+                self.stage = "next"
+                if triggers and "phase_end" in triggers:
+                    self.emit("phase_end", {"phase": self.phase})
                 if ph.exit is not None:
                     ph.exit(self, {})
+            elif stage == "next":
                 nxt = None
                 for target, cond in ph.nexts:
                     if cond is None or cond(self, {}):
@@ -169,24 +279,38 @@ class State:
     def is_terminal(self) -> bool:
         return self.terminal
 
+    def in_window(self) -> bool:
+        """Is a response window waiting for a player (rather than the phase's actor)?"""
+        return bool(self.stack) and self.window is not None
+
     def legal_actions(self) -> list[Action]:
         if self._legal is None:
-            if self.terminal or self.stage != AWAIT:
+            if self.terminal:
                 self._legal = []
+            elif self.in_window():
+                self._list_actions(self._responses_for(self.stack[-1]))
+            elif self.stage == AWAIT:
+                self._list_actions(self.prog.phases[self.phase].actions)
             else:
-                ph = self.prog.phases[self.phase]
-                self._memo = {}  # nothing changes the state while actions are listed: defs may be memoised
-                try:
-                    self._legal = legal_actions(self.prog, self, ph.actions, self.active)
-                except RuleRuntimeError:
-                    raise
-                except (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError) as e:
-                    raise RuleRuntimeError(f"{type(e).__name__}: {e} (listing actions in phase '{self.phase}')",
-                                           self.prog.path) from None
-                finally:
-                    self._memo = None
+                self._legal = []
             self._legal_map = None  # built when first needed
         return self._legal
+
+    def _list_actions(self, names: list) -> list:
+        self._memo = {}  # nothing changes the state while actions are listed: defs may be memoised
+        try:
+            actions = legal_actions(self.prog, self, names, self.active)
+        except RuleRuntimeError:
+            raise
+        except _PY_ERRORS as e:
+            raise RuleRuntimeError(f"{type(e).__name__}: {e} (listing actions in phase '{self.phase}')",
+                                   self.prog.path) from None
+        finally:
+            self._memo = None
+        if actions and self.in_window():
+            actions.append(Action(NO_RESPONSE, (), NO_RESPONSE))
+        self._legal, self._legal_map = actions, None
+        return actions
 
     def legal_action_strings(self) -> list[str]:
         return [a.text for a in self.legal_actions()]
@@ -208,18 +332,26 @@ class State:
             chosen = self._legal_map.get(text)
             if chosen is None:
                 raise IllegalActionError(self.explain_illegal(text))
-        act = self.prog.actions[chosen.name]
-        env = dict(chosen.params)
         self.history.append(text)
         self.log.append(["action", self.active, text])
         self._legal = self._legal_map = None
-        ph = self.prog.phases[self.phase]
         try:
+            if chosen.name == NO_RESPONSE:
+                self.window[1] += 1  # the next player in the window is asked
+                self._advance()
+                return
+            act = self.prog.actions[chosen.name]
+            env = dict(chosen.params)
+            responding = self.in_window()
+            top, depth = (self.stack[-1], len(self.stack)) if responding else (None, 0)
             if act.effect is not None:
                 act.effect(self, env)
-            if ph.after is not None:
-                ph.after(self, {})
-            self.stage = CHECK
+            if "action_taken" in self.prog.triggers:
+                self.emit("action_taken", {"player": self.active, "action": chosen.name})
+            if not responding:
+                self.stage = AFTER  # 'after' runs once the stack (if any) has resolved
+            elif self.stack and self.window is not None and self.stack[-1] == top and len(self.stack) == depth:
+                self.window[1] += 1  # the response stacked nothing: ask the next player
             self._advance()
         except GameOver:
             pass
@@ -369,6 +501,12 @@ class State:
             return f"   moved {', '.join(parts)} to {slots[dest].name}"
         if kind == "reveal":
             return f"   {slots[e[1]].name} is revealed: " + (" + ".join(names[c] for c in e[2]) or "nothing")
+        if kind == "stack":
+            return f"   {e[2]} goes on the stack (by {player_name(e[3])})"
+        if kind == "resolve":
+            return f"   {e[2]} " + ("is cancelled and has no effect" if e[3] else "resolves")
+        if kind == "trigger":
+            return f"   trigger {e[1]}"
         if kind == "end":
             return "Game over. Winner" + ("s" if len(e[1]) != 1 else "") + ": " + \
                 (", ".join(player_name(p) for p in e[1]) or "nobody")
@@ -388,6 +526,10 @@ class State:
         st.revealed = list(self.revealed)
         st.log = list(self.log)  # entries are never mutated once written
         st.history = list(self.history)
+        st.stack = list(self.stack)
+        st.entries = [[e[0], e[1], e[2], e[3], list(e[4]), e[5], e[6]] for e in self.entries]
+        st.next_entry, st.turn_active = self.next_entry, self.turn_active
+        st.window = [list(self.window[0]), self.window[1]] if self.window is not None else None
         st._legal = self._legal
         st._legal_map = self._legal_map
         st._memo = None
@@ -402,6 +544,8 @@ class State:
             "plays": {str(k): v for k, v in sorted(self.plays.items())},
             "revealed": self.revealed, "terminal": self.terminal, "winners": self.winners_,
             "history": self.history, "log": self.log,
+            "stack": self.stack, "entries": self.entries, "next_entry": self.next_entry,
+            "window": self.window, "turn_active": self.turn_active,
         }
 
     def to_json(self) -> str:
@@ -427,6 +571,8 @@ class State:
         st.plays = {int(k): v for k, v in d["plays"].items()}
         st.revealed, st.terminal, st.winners_ = d["revealed"], d["terminal"], d["winners"]
         st.history, st.log = d["history"], d["log"]
+        st.stack, st.entries = d.get("stack", []), d.get("entries", [])
+        st.next_entry, st.window, st.turn_active = d.get("next_entry", 0), d.get("window"), d.get("turn_active")
         st._legal = st._legal_map = None
         st._memo = None
         return st

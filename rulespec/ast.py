@@ -247,6 +247,30 @@ class Reveal(Stmt):
     span: Span
 
 
+@node
+class StackStmt(Stmt):
+    """``stack EFFECT [by P] [target P] [with CARDS] [against ENTRY]``: put an effect on the response stack."""
+    effect: Ident
+    by: Optional[Expr]
+    target: Optional[Expr]
+    with_: Optional[Expr]
+    against: Optional[Expr]
+    span: Span
+
+
+@node
+class Cancel(Stmt):
+    entry: Expr
+    span: Span
+
+
+@node
+class Emit(Stmt):
+    event: Ident
+    args: tuple
+    span: Span
+
+
 # ---------------------------------------------------------------- declarations
 @node
 class ScoreClause:
@@ -364,6 +388,8 @@ class ActionParam:
     size: Optional[Expr]
     same: Optional[Ident]
     span: Span
+    distinct: Optional[Ident] = None   # every card a different value of this property
+    wild: Optional[tuple] = None       # (variable name, condition): cards that may join any 'same' group
 
 
 @node
@@ -382,6 +408,7 @@ class ActionDecl:
     requires: tuple
     effect: Optional[Block]
     span: Span
+    respond_to: tuple = ()  # of Ident: effect names or tags this response answers (empty: not a response)
 
 
 @node
@@ -410,4 +437,35 @@ class RulesFile:
     path: str
     source: str
     decls: tuple
+    span: Span
+
+
+@node
+class EffectDecl:
+    """An effect that goes on the response stack and resolves last-in, first-out."""
+    name: str
+    doc: Optional[str]
+    tags: tuple  # of Ident
+    ask: Optional[Expr]
+    resolve: Optional[Block]
+    cancelled: Optional[Block]
+    span: Span
+
+
+@node
+class EventDecl:
+    name: str
+    params: tuple
+    doc: Optional[str]
+    span: Span
+
+
+@node
+class TriggerDecl:
+    name: str
+    event: Ident
+    for_var: Optional[str]
+    for_expr: Optional[Expr]
+    when: Optional[Expr]
+    body: Block
     span: Span

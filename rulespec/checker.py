@@ -23,6 +23,25 @@ BUILTIN_NAMES = {
     "players": (T.PLAYERS, False, "every player, in seat order"),
     "player_count": (T.INT, False, "the number of players"),
     "active": (T.PLAYER, True, "the player whose turn it is"),
+    "stack_top": (T.ENTRY, False, "the effect on top of the response stack (none when it is empty)"),
+    "stacked": (T.list_of(T.ENTRY), False, "the effects on the response stack, bottom first"),
+}
+
+# Events the engine raises by itself: name -> parameters
+BUILTIN_EVENTS = {
+    "phase_start": (("phase", T.TEXT),),
+    "phase_end": (("phase", T.TEXT),),
+    "action_taken": (("player", T.PLAYER), ("action", T.TEXT)),
+}
+
+# Fields of a stack entry
+ENTRY_FIELDS = {
+    "kind": (T.TEXT, "the name of the effect"),
+    "by": (T.PLAYER, "the player who put it on the stack"),
+    "target": (T.PLAYER, "the player it targets, or none"),
+    "cards": (T.CARDS, "the cards that make it"),
+    "against": (T.ENTRY, "the effect it answers, or none"),
+    "cancelled": (T.BOOL, "whether it has been cancelled"),
 }
 
 # Builtin functions: name -> description (signatures are checked in Checker._call)
@@ -42,6 +61,7 @@ BUILTIN_FUNCS = {
     "min": "the smaller of two numbers",
     "abs": "the absolute value of a number",
     "cards": "the cards in a zone, as a list",
+    "tagged": "whether a stack entry's effect carries a tag (or is that effect)",
 }
 
 
@@ -66,6 +86,10 @@ class Checker:
         self.actions: dict[str, A.ActionDecl] = {}
         self.phases: dict[str, A.PhaseDecl] = {}
         self.invariants: list[A.InvariantDecl] = []
+        self.effects: dict[str, A.EffectDecl] = {}
+        self.effect_tags: set[str] = set()
+        self.events: dict[str, A.EventDecl] = {}
+        self.triggers: list[A.TriggerDecl] = []
         self.game: Optional[A.GameDecl] = None
         self.global_names: dict[str, tuple] = {}  # bare name -> (kind, span)
 
@@ -95,7 +119,8 @@ class Checker:
                      g.cards_start.name if g.cards_start else None, g.score, self.enums, self.options,
                      self.properties, self.cards, self.zones, self.vars, self.defs, self.actions,
                      self.phases, self.invariants, graph, self.types, self.refs, self.templates,
-                     [d for d in self.diags if d.severity == "warning"])
+                     [d for d in self.diags if d.severity == "warning"],
+                     effects=self.effects, events=self.events, triggers=self.triggers)
 
     # ------------------------------------------------------------------ declarations
     def declare(self, name: str, kind: str, span: A.Span) -> bool:
@@ -183,6 +208,21 @@ class Checker:
                     self.phases[d.name] = d
             elif isinstance(d, A.InvariantDecl):
                 self.invariants.append(d)
+            elif isinstance(d, A.EffectDecl):
+                if d.name in self.effects:
+                    self.error(d.span, f"effect '{d.name}' is already declared (line {self.effects[d.name].span.line})")
+                else:
+                    self.effects[d.name] = d
+                    self.effect_tags.update(t.name for t in d.tags)
+            elif isinstance(d, A.EventDecl):
+                if d.name in self.events or d.name in BUILTIN_EVENTS:
+                    self.error(d.span, f"event '{d.name}' is already declared")
+                else:
+                    self.events[d.name] = d
+            elif isinstance(d, A.TriggerDecl):
+                if any(t.name == d.name for t in self.triggers):
+                    self.error(d.span, f"trigger '{d.name}' is already declared")
+                self.triggers.append(d)
         # cards need properties and enums
         for d in decls:
             if isinstance(d, A.CardDecl):
@@ -301,6 +341,10 @@ class Checker:
         for p in self.phases.values():
             self.check_phase(p)
         self.check_init_order()
+        for e in self.effects.values():
+            self.check_effect(e)
+        for t in self.triggers:
+            self.check_trigger(t)
         for inv in self.invariants:
             if inv.at is not None and inv.at.name not in self.phases:
                 self.error(inv.at.span, f"unknown phase '{inv.at.name}'", did_you_mean(inv.at.name, self.phases))
@@ -373,18 +417,60 @@ class Checker:
                     st = self.expr(p.size, env)
                     if st not in (T.INT, T.ANY) and not isinstance(p.size, A.Range):
                         self.error(p.size.span, f"size must be a number or a range, not {st}")
-                if p.same is not None and p.same.name not in self.properties and p.same.name != "name":
-                    self.error(p.same.span, f"unknown card property '{p.same.name}'",
-                               did_you_mean(p.same.name, self.properties))
+                for sel in (p.same, p.distinct):
+                    if sel is not None and sel.name not in self.properties and sel.name != "name":
+                        self.error(sel.span, f"unknown card property '{sel.name}'",
+                                   did_you_mean(sel.name, self.properties))
+                if p.same is not None and p.distinct is not None:
+                    self.error(p.span, "a set cannot be both 'same' and 'distinct'")
+                if p.wild is not None:
+                    var, cond = p.wild
+                    self.expect(cond, self.expr(cond, {**env, var: T.CARD}), T.BOOL, "a wild-card condition")
+                    if p.same is None:
+                        self.error(p.span, "'wild' only goes with 'same' (wild cards join a group of alike cards)")
                 env[p.name] = T.CARDS
         for r in a.requires:
             self.expect(r.cond, self.expr(r.cond, env), T.BOOL, "a requirement")
             if isinstance(r.cond, A.BoolLit) and r.cond.value is False:
                 self.warning(r.span, f"action '{a.name}' can never be legal: it requires false")
+        for ident in a.respond_to:
+            self.effect_or_tag(ident)
         if a.text is not None:
             self.template(a.text, env)
         if a.effect is not None:
             self.block(a.effect, dict(env))
+
+    def effect_or_tag(self, ident: A.Ident) -> None:
+        if ident.name not in self.effects and ident.name not in self.effect_tags:
+            self.error(ident.span, f"unknown effect or effect tag '{ident.name}'",
+                       did_you_mean(ident.name, list(self.effects) + list(self.effect_tags)))
+
+    def check_effect(self, e: A.EffectDecl) -> None:
+        env = {"this": T.ENTRY}
+        if e.ask is not None:
+            self.expect(e.ask, self.expr(e.ask, env), T.PLAYERS, "the players a window asks")
+        for blk in (e.resolve, e.cancelled):
+            if blk is not None:
+                self.block(blk, env)
+
+    def event_params(self, name: str) -> list:
+        if name in BUILTIN_EVENTS:
+            return list(BUILTIN_EVENTS[name])
+        d = self.events[name]
+        return [(p.name, self.resolve_type(p.type)) for p in d.params]
+
+    def check_trigger(self, t: A.TriggerDecl) -> None:
+        if t.event.name not in self.events and t.event.name not in BUILTIN_EVENTS:
+            self.error(t.event.span, f"unknown event '{t.event.name}'",
+                       did_you_mean(t.event.name, list(self.events) + list(BUILTIN_EVENTS)))
+            return
+        env = dict(self.event_params(t.event.name))
+        if t.for_expr is not None:
+            self.expect(t.for_expr, self.expr(t.for_expr, env), T.PLAYERS, "the players of a trigger")
+            env[t.for_var] = T.PLAYER
+        if t.when is not None:
+            self.expect(t.when, self.expr(t.when, env), T.BOOL, "a trigger condition")
+        self.block(t.body, env)
 
     def check_phase(self, p: A.PhaseDecl) -> None:
         for blk in (p.enter, p.after, p.exit):
@@ -474,6 +560,32 @@ class Checker:
             self.template(s.template, env)
         elif isinstance(s, A.Reveal):
             self.expect_zone(s.zone, self.zexpr(s.zone, env))
+        elif isinstance(s, A.StackStmt):
+            if s.effect.name not in self.effects:
+                self.error(s.effect.span, f"unknown effect '{s.effect.name}'", did_you_mean(s.effect.name, self.effects))
+            if s.by is not None:
+                self.expect(s.by, self.expr(s.by, env), T.PLAYER, "'by'")
+            if s.target is not None:
+                self.expect(s.target, self.expr(s.target, env), T.PLAYER, "'target'")
+            if s.with_ is not None:
+                t = self.zexpr(s.with_, env, False)
+                if t not in (T.CARD, T.ANY):
+                    self.expect_cards(s.with_, t)
+            if s.against is not None:
+                self.expect(s.against, self.expr(s.against, env), T.ENTRY, "'against'")
+        elif isinstance(s, A.Cancel):
+            self.expect(s.entry, self.expr(s.entry, env), T.ENTRY, "what 'cancel' cancels")
+        elif isinstance(s, A.Emit):
+            if s.event.name in BUILTIN_EVENTS:
+                self.error(s.event.span, f"'{s.event.name}' is raised by the engine itself and cannot be emitted")
+            elif s.event.name not in self.events:
+                self.error(s.event.span, f"unknown event '{s.event.name}'", did_you_mean(s.event.name, self.events))
+            else:
+                params = self.event_params(s.event.name)
+                if len(params) != len(s.args):
+                    self.error(s.span, f"event '{s.event.name}' takes {len(params)} argument(s), not {len(s.args)}")
+                for a, (pname, pt) in zip(s.args, params):
+                    self.expect(a, self.expr(a, env), pt, f"argument '{pname}' of event '{s.event.name}'")
 
     def not_a_variable(self, lv: A.LValue, env: dict) -> T.Type:
         """Report an assignment to something that is not a variable; returns ANY."""
@@ -688,6 +800,12 @@ class Checker:
                 return T.ANY
             self.refs[e] = ("prop", e.name)
             return p.type
+        if t == T.ENTRY:
+            if e.name not in ENTRY_FIELDS:
+                self.error(e.span, f"a stack entry has no field '{e.name}'", did_you_mean(e.name, ENTRY_FIELDS))
+                return T.ANY
+            self.refs[e] = ("entry_field", e.name)
+            return ENTRY_FIELDS[e.name][0]
         if t == T.PLAY:
             fields = {"player": T.PLAYER, "cards": T.CARDS, "size": T.INT}
             if e.name not in fields:
@@ -787,6 +905,15 @@ class Checker:
             if arity(1):
                 self.expect(e.args[0], args[0], T.INT, "the argument of 'abs'")
             return T.INT
+        if f == "tagged":
+            if arity(2):
+                self.expect(e.args[0], args[0], T.ENTRY, "the first argument of 'tagged'")
+                if not isinstance(e.args[1], A.StrLit):
+                    self.error(e.args[1].span, "the tag must be written as a string, like \"power\"")
+                elif e.args[1].value not in self.effects and e.args[1].value not in self.effect_tags:
+                    self.error(e.args[1].span, f"unknown effect or effect tag '{e.args[1].value}'",
+                               did_you_mean(e.args[1].value, list(self.effects) + list(self.effect_tags)))
+            return T.BOOL
         return T.ANY
 
     def _binop(self, e: A.BinOp, env) -> T.Type:

@@ -23,30 +23,65 @@ def source_text(source: str, span: A.Span) -> str:
     return "?"
 
 
-def _ends_game(block) -> bool:
-    if block is None:
-        return False
-    for s in block.stmts:
+class _EndFinder:
+    """Can running a block end the game?  Follows effects put on the stack, emitted events'
+    triggers and, once anything is stacked, the responses that may answer it."""
+
+    def __init__(self, checker):
+        self.effects = getattr(checker, "effects", {})
+        self.triggers = getattr(checker, "triggers", [])
+        self.responses = [a for a in checker.actions.values() if a.respond_to]
+        self.memo: dict = {}
+
+    def block(self, block, seen=frozenset()) -> bool:
+        if block is None:
+            return False
+        return any(self.stmt(s, seen) for s in block.stmts)
+
+    def stmt(self, s, seen) -> bool:
         if isinstance(s, A.EndGame):
             return True
         if isinstance(s, A.If):
-            if any(_ends_game(b) for _, b in s.branches) or _ends_game(s.else_):
+            return any(self.block(b, seen) for _, b in s.branches) or self.block(s.else_, seen)
+        if isinstance(s, A.For):
+            return self.block(s.body, seen)
+        if isinstance(s, A.StackStmt):
+            key = ("effect", s.effect.name)
+            if key in seen:
+                return False
+            seen = seen | {key}
+            e = self.effects.get(s.effect.name)
+            if e is not None and (self.block(e.resolve, seen) or self.block(e.cancelled, seen)):
                 return True
-        if isinstance(s, A.For) and _ends_game(s.body):
-            return True
-    return False
+            return any(self.block(a.effect, seen | {("response", a.name)})
+                       for a in self.responses if ("response", a.name) not in seen)
+        if isinstance(s, A.Emit):
+            key = ("event", s.event.name)
+            if key in seen:
+                return False
+            return any(self.block(t.body, seen | {key}) for t in self.triggers if t.event.name == s.event.name)
+        return False
+
+    def engine_events(self) -> bool:
+        """Triggers on events the engine raises in every phase."""
+        return any(t.event.name in ("phase_start", "phase_end", "action_taken") and self.block(t.body)
+                   for t in self.triggers)
 
 
-def phase_can_end_game(phase: A.PhaseDecl, actions: dict) -> bool:
-    if any(_ends_game(b) for b in (phase.enter, phase.after, phase.exit)):
+def phase_can_end_game(phase: A.PhaseDecl, actions: dict, finder: "_EndFinder | None" = None) -> bool:
+    finder = finder or _EndFinder(type("C", (), {"actions": actions})())
+    if finder.engine_events():
         return True
-    return any(a.name in actions and _ends_game(actions[a.name].effect) for a in phase.actions)
+    if any(finder.block(b) for b in (phase.enter, phase.after, phase.exit)):
+        return True
+    return any(a.name in actions and finder.block(actions[a.name].effect) for a in phase.actions)
 
 
 def build_phase_graph(checker) -> nx.DiGraph:
     g = nx.DiGraph()
     source = checker.rules.source
     g.add_node(END, has_actions=False, doc="the game is over")
+    finder = _EndFinder(checker)
     for p in checker.phases.values():
         g.add_node(p.name, has_actions=bool(p.actions), doc=p.doc,
                    has_effects=any(b is not None and b.stmts for b in (p.enter, p.after, p.exit)))
@@ -61,7 +96,7 @@ def build_phase_graph(checker) -> nx.DiGraph:
                     old = g.edges[p.name, n.target.name]["label"]
                     label = f"{old} or {label}" if old and label else ""
                 g.add_edge(p.name, n.target.name, label=label)
-        if phase_can_end_game(p, checker.actions):
+        if phase_can_end_game(p, checker.actions, finder):
             g.add_edge(p.name, END, label="end game")
     return g
 

@@ -94,6 +94,9 @@ class Model:
     refs: dict = attrs.field(repr=False)
     templates: dict = attrs.field(repr=False)
     warnings: list = attrs.field(factory=list)
+    effects: dict = attrs.field(factory=dict)    # name -> A.EffectDecl (response-stack effects)
+    events: dict = attrs.field(factory=dict)     # name -> A.EventDecl (declared events)
+    triggers: list = attrs.field(factory=list)   # A.TriggerDecl, in declaration order
 
     def type_of(self, node) -> Type:
         return self.types[node]

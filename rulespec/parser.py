@@ -327,13 +327,79 @@ class _ToAst(Transformer_NonRecursive):
         return A.ActionParam(str(c[0]), "card", c[1], c[2], None, None, _span_of_meta(meta))
 
     def cards_param(self, meta, c):
-        size = same = None
+        sels = {"size": None, "same": None, "distinct": None, "wild": None}
         for sel in c[2:]:
-            if sel[0] == "size":
-                size = sel[1]
-            else:
-                same = sel[1]
-        return A.ActionParam(str(c[0]), "cards", c[1], None, size, same, _span_of_meta(meta))
+            if sels[sel[0]] is not None:
+                self.problems.append((f"parameter '{c[0]}' has a second '{sel[0]}'", _span_of_meta(meta), "give it once"))
+            sels[sel[0]] = sel[1]
+        return A.ActionParam(str(c[0]), "cards", c[1], None, sels["size"], sels["same"], _span_of_meta(meta),
+                             sels["distinct"], sels["wild"])
+
+    def distinct_sel(self, meta, c):
+        return ("distinct", _ident(c[0]))
+
+    def wild_sel(self, meta, c):
+        return ("wild", (str(c[0]), c[1]))
+
+    def respond_clause(self, meta, c):
+        return ("respond", tuple(_ident(t) for t in c), _span_of_meta(meta))
+
+    def tags_clause(self, meta, c):
+        return ("tags", tuple(_ident(t) for t in c), _span_of_meta(meta))
+
+    def ask_clause(self, meta, c):
+        return ("ask", c[0], _span_of_meta(meta))
+
+    def resolve_clause(self, meta, c):
+        return ("resolve", c[0], _span_of_meta(meta))
+
+    def cancelled_clause(self, meta, c):
+        return ("cancelled", c[0], _span_of_meta(meta))
+
+    def effect_decl(self, meta, c):
+        items = list(c[1:])
+        self._once("effect", str(c[0]), items)
+        f = {"doc": None, "tags": (), "ask": None, "resolve": None, "cancelled": None}
+        for tag, value, _ in items:
+            f[tag] = value
+        return A.EffectDecl(str(c[0]), f["doc"], f["tags"], f["ask"], f["resolve"], f["cancelled"],
+                            _span_of_meta(meta))
+
+    def event_decl(self, meta, c):
+        params = tuple(x for x in c[1:-1] if x is not None)
+        return A.EventDecl(str(c[0]), params, c[-1], _span_of_meta(meta))
+
+    def trigger_decl(self, meta, c):
+        name, event, for_var, for_expr, when, body = c
+        return A.TriggerDecl(str(name), _ident(event), str(for_var) if for_var is not None else None,
+                             for_expr, when, body, _span_of_meta(meta))
+
+    def stack_stmt(self, meta, c):
+        args = {"by": None, "target": None, "with": None, "against": None}
+        for tag, value in c[1:]:
+            if args[tag] is not None:
+                self.problems.append((f"'stack' has a second '{tag}'", _span_of_meta(meta), "give it once"))
+            args[tag] = value
+        return A.StackStmt(_ident(c[0]), args["by"], args["target"], args["with"], args["against"],
+                           _span_of_meta(meta))
+
+    def by_arg(self, meta, c):
+        return ("by", c[0])
+
+    def target_arg(self, meta, c):
+        return ("target", c[0])
+
+    def with_arg(self, meta, c):
+        return ("with", c[0])
+
+    def against_arg(self, meta, c):
+        return ("against", c[0])
+
+    def cancel_stmt(self, meta, c):
+        return A.Cancel(c[0], _span_of_meta(meta))
+
+    def emit_stmt(self, meta, c):
+        return A.Emit(_ident(c[0]), tuple(x for x in c[1:] if x is not None), _span_of_meta(meta))
 
     def size_sel(self, meta, c):
         return ("size", c[0])
@@ -393,7 +459,10 @@ class _ToAst(Transformer_NonRecursive):
         self._once("action", str(c[0]), items)
         doc = text = effect = None
         requires = []
+        respond = ()
         for tag, value, _ in items:
+            if tag == "respond":
+                respond = value
             if tag == "doc":
                 doc = value
             elif tag == "text":
@@ -402,7 +471,7 @@ class _ToAst(Transformer_NonRecursive):
                 requires.append(value)
             elif tag == "effect":
                 effect = value
-        return A.ActionDecl(str(c[0]), params, doc, text, tuple(requires), effect, _span_of_meta(meta))
+        return A.ActionDecl(str(c[0]), params, doc, text, tuple(requires), effect, _span_of_meta(meta), respond)
 
     def phase_decl(self, meta, c):
         f = {"doc": None, "enter": None, "actor": None, "actions": (), "after": None,

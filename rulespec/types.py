@@ -26,6 +26,7 @@ CARD = Type("card")
 PLAY = Type("play")
 ZONE = Type("zone")
 NONE = Type("none")
+ENTRY = Type("entry")  # an effect on the response stack
 ANY = Type("any")  # used after an error, to avoid cascades of follow-on errors
 
 
@@ -40,8 +41,8 @@ def enum_type(name: str) -> Type:
 CARDS = list_of(CARD)
 PLAYERS = list_of(PLAYER)
 
-NULLABLE = {"player", "card", "play"}
-SIMPLE = {"int": INT, "bool": BOOL, "text": TEXT, "player": PLAYER, "card": CARD, "play": PLAY}
+NULLABLE = {"player", "card", "play", "entry"}
+SIMPLE = {"int": INT, "bool": BOOL, "text": TEXT, "player": PLAYER, "card": CARD, "play": PLAY, "entry": ENTRY}
 
 
 def is_list(t: Type) -> bool:

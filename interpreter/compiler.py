@@ -575,7 +575,8 @@ class Program:
         if f == "tagged":
             a = args[0]
             tag = e.args[1].value
-            tags = {name: eff.tags for name, eff in self.effects.items()}
+            # from the model, not self.effects: effects' own blocks are compiled while that is built
+            tags = {name: frozenset([name] + [t.name for t in d.tags]) for name, d in self.model.effects.items()}
             return lambda st, env: (lambda eid: eid is not None and tag in tags[st.entry(eid)[1]])(a(st, env))
         self.fail(e, f"unknown function '{f}'")
 
@@ -927,6 +928,14 @@ class Program:
         def stack(st, env):
             st.push_entry(kind, by(st, env), target(st, env), cards(st, env), against(st, env))
         return stack
+
+    def _s_Look(self, s):
+        cards = self._cards_of(s.cards)
+        by = self.expr(s.by) if s.by is not None else (lambda st, env: st.active)
+
+        def look(st, env):
+            st.log.append(["look", by(st, env), cards(st, env)])
+        return look
 
     def _s_Cancel(self, s):
         f = self.expr(s.entry)

@@ -190,7 +190,6 @@ class State:
                     jobs.append(((p - first) % self.n, t.index, e2, t))
         jobs.sort(key=lambda j: (j[0], j[1]))
         for _, _, e2, t in jobs:
-            self.log.append(["trigger", t.name])
             t.body(self, e2)
 
     def finish(self, winners: Optional[list]) -> None:
@@ -375,10 +374,15 @@ class State:
         ph = self.prog.phases[self.phase]
         who = player_name(self.active)
         name = text.split(" ", 1)[0]
-        if name in self.prog.actions and name not in ph.actions:
-            return (f"'{text}' is illegal: '{name}' cannot be taken in phase '{self.phase}' "
-                    f"(allowed here: {', '.join(ph.actions)})")
-        for aname in ph.actions:
+        allowed, where, listed = ph.actions, f"in phase '{self.phase}'", list(ph.actions)
+        if self.in_window():  # only the responses to the top effect may be played
+            kind = self.entry(self.stack[-1])[1]
+            allowed, where = self._responses_for(self.stack[-1]), f"in the response window of '{kind}'"
+            listed = allowed + [NO_RESPONSE]
+        if name in self.prog.actions and name not in allowed:
+            return (f"'{text}' is illegal: '{name}' cannot be taken {where} "
+                    f"(allowed here: {', '.join(listed)})")
+        for aname in allowed:
             act = self.prog.actions[aname]
             pre = failing_precondition(act, self)
             if pre is not None:
@@ -396,7 +400,7 @@ class State:
                         return f"'{text}' is illegal for {who}: {why} ({self.prog.path}:{r.span.line})"
         legal = self.legal_action_strings()
         shown = ", ".join(f"'{a}'" for a in legal[:8]) + (", ..." if len(legal) > 8 else "")
-        return f"'{text}' is not a legal action for {who} in phase '{self.phase}'; legal now: {shown}"
+        return f"'{text}' is not a legal action for {who} {where}; legal now: {shown}"
 
     def _source(self, span) -> str:
         from rulespec.graph import source_text
@@ -501,6 +505,11 @@ class State:
             return f"   moved {', '.join(parts)} to {slots[dest].name}"
         if kind == "reveal":
             return f"   {slots[e[1]].name} is revealed: " + (" + ".join(names[c] for c in e[2]) or "nothing")
+        if kind == "look":
+            who = player_name(e[1])
+            if viewer is None or viewer == e[1]:
+                return f"   {who} looks at " + (" + ".join(names[c] for c in e[2]) or "nothing")
+            return f"   {who} looks at {len(e[2])} card{'s' if len(e[2]) != 1 else ''}"
         if kind == "stack":
             return f"   {e[2]} goes on the stack (by {player_name(e[3])})"
         if kind == "resolve":

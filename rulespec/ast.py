@@ -259,6 +259,14 @@ class StackStmt(Stmt):
 
 
 @node
+class Look(Stmt):
+    """``look CARDS [by PLAYER]``: one player sees the faces of some cards (nobody else does)."""
+    cards: Expr
+    by: Optional[Expr]
+    span: Span
+
+
+@node
 class Cancel(Stmt):
     entry: Expr
     span: Span

@@ -415,8 +415,8 @@ class Checker:
                 self.expect_cards(p.domain, self.zexpr(p.domain, env, False))
                 if p.size is not None:
                     st = self.expr(p.size, env)
-                    if st not in (T.INT, T.ANY) and not isinstance(p.size, A.Range):
-                        self.error(p.size.span, f"size must be a number or a range, not {st}")
+                    if st not in (T.INT, T.ANY, T.list_of(T.INT)) and not isinstance(p.size, A.Range):
+                        self.error(p.size.span, f"size must be a number, a range or a list of numbers, not {st}")
                 for sel in (p.same, p.distinct):
                     if sel is not None and sel.name not in self.properties and sel.name != "name":
                         self.error(sel.span, f"unknown card property '{sel.name}'",
@@ -481,6 +481,9 @@ class Checker:
         for a in p.actions:
             if a.name not in self.actions:
                 self.error(a.span, f"unknown action '{a.name}'", did_you_mean(a.name, self.actions))
+            elif self.actions[a.name].respond_to:
+                self.error(a.span, f"'{a.name}' is a response: it is offered in response windows, not by a phase",
+                           "remove it from the phase's actions")
         if p.end_when is not None:
             self.expect(p.end_when, self.expr(p.end_when, {}), T.BOOL, "an end condition")
         for n in p.nexts:
@@ -573,6 +576,12 @@ class Checker:
                     self.expect_cards(s.with_, t)
             if s.against is not None:
                 self.expect(s.against, self.expr(s.against, env), T.ENTRY, "'against'")
+        elif isinstance(s, A.Look):
+            t = self.zexpr(s.cards, env, False)
+            if t not in (T.CARD, T.ANY):
+                self.expect_cards(s.cards, t)
+            if s.by is not None:
+                self.expect(s.by, self.expr(s.by, env), T.PLAYER, "who looks")
         elif isinstance(s, A.Cancel):
             self.expect(s.entry, self.expr(s.entry, env), T.ENTRY, "what 'cancel' cancels")
         elif isinstance(s, A.Emit):
@@ -985,6 +994,8 @@ class Checker:
                 self.warning(v.decl.span, f"variable '{v.name}' is never used")
         listed = {a.name for p in self.phases.values() for a in p.actions}
         for a in self.actions.values():
+            if a.respond_to:
+                continue  # responses are offered in response windows, not by phases
             if a.name not in listed:
                 self.warning(a.span, f"action '{a.name}' can never be taken: no phase lists it")
 

@@ -395,6 +395,9 @@ class _ToAst(Transformer_NonRecursive):
     def against_arg(self, meta, c):
         return ("against", c[0])
 
+    def look_stmt(self, meta, c):
+        return A.Look(c[0], c[1], _span_of_meta(meta))
+
     def cancel_stmt(self, meta, c):
         return A.Cancel(c[0], _span_of_meta(meta))
 

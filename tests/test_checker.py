@@ -237,7 +237,7 @@ CASES = [
     ("int-choice-needs-range", edit(("action draw()", "action draw(n: int in 5)")), "error",
      "an int choice needs a range, like 0..5", None, "5)"),
     ("size-not-a-number", edit(("action draw()", "action draw(cs: cards from deck size true)")), "error",
-     "size must be a number or a range, not bool", None, "true)"),
+     "size must be a number, a range or a list of numbers, not bool", None, "true)"),
     ("same-unknown-property", edit(("action draw()", "action draw(cs: cards from deck same valeu)")), "error",
      "unknown card property 'valeu'", "did you mean 'value'?", "valeu"),
     ("card-choice-from-non-cards", edit(("action draw()", "action draw(c: card from turns)")), "error",

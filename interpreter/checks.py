@@ -156,7 +156,8 @@ def check_secrecy(st: State) -> list[str]:
     if p is not None:
         hidden = _hidden_names(st, p)
         for a in st.legal_actions():
-            kinds = {q.name: q.kind for q in prog.actions[a.name].params}
+            act = prog.actions.get(a.name)  # "no response" in a window is not a declared action
+            kinds = {q.name: q.kind for q in act.params} if act is not None else {}
             for name, value in a.params:
                 kind = kinds.get(name)
                 cards = [value] if kind == "card" else list(value) if kind == "cards" else []

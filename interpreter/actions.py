@@ -120,11 +120,13 @@ def card_choices(prog: Program, p: CParam, st, env) -> list:
     else:
         class_groups = [classes]
     out: list = []
+    totals = [sum(len(cs) for _, cs in group) for group in class_groups]
     for k in sizes:
         if k <= 0:
             continue
-        for group in class_groups:
-            _combos(group, k, out)
+        for group, total in zip(class_groups, totals):
+            if k <= total:
+                _combos(group, k, out)
     return out
 
 
@@ -153,26 +155,31 @@ def _distinct_choices(prog: Program, p: CParam, classes: list, sizes) -> list:
 def _wild_choices(prog: Program, p: CParam, st, env, classes: list, sizes) -> list:
     """Sets of alike cards (``same``) that wild cards may join: each group of alike ordinary
     cards with 0..k-1 wilds added, and the wild cards' own groups on their own."""
-    wild = [item for item in classes if p.wild(st, env, item[1][0])]
-    plain = [item for item in classes if not p.wild(st, env, item[1][0])]
+    wild, plain = [], []
+    for item in classes:
+        (wild if p.wild(st, env, item[1][0]) else plain).append(item)
     n_wild = sum(len(cards) for _, cards in wild)
+    plain_groups = [(g, sum(len(cs) for _, cs in g)) for g in _group_by(prog, p.same, plain)]
+    wild_groups = [(g, sum(len(cs) for _, cs in g)) for g in _group_by(prog, p.same, wild)]
+    extras_by_j: dict = {0: [[]]}
     out: list = []
     for k in sizes:
         if k <= 0:
             continue
-        for group in _group_by(prog, p.same, plain):
-            for j in range(0, min(n_wild, k - 1) + 1):
+        for group, total in plain_groups:
+            for j in range(max(0, k - total), min(n_wild, k - 1) + 1):
                 base: list = []
                 _combos(group, k - j, base)
-                if not base:
-                    continue
-                extras: list = []
-                _combos(wild, j, extras) if j else extras.append([])
+                extras = extras_by_j.get(j)
+                if extras is None:
+                    extras = extras_by_j[j] = []
+                    _combos(wild, j, extras)
                 for b in base:
                     for x in extras:
                         out.append(b + x)
-        for group in _group_by(prog, p.same, wild):
-            _combos(group, k, out)
+        for group, total in wild_groups:
+            if k <= total:
+                _combos(group, k, out)
     return out
 
 

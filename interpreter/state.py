@@ -138,6 +138,9 @@ class State:
             if eff.ask is not None:
                 self.active = self.turn_active
                 order = list(eff.ask(self, {"this": top}))
+                if any(not isinstance(p, int) or not 0 <= p < self.n for p in order):
+                    raise RuleRuntimeError(f"the window of '{e[1]}' asks {order}, which is not a list of players",
+                                           self.prog.path, eff.decl.span)
             else:
                 by = e[2] if e[2] is not None else self.turn_active
                 order = [(by + k) % self.n for k in range(1, self.n + 1)]
@@ -514,8 +517,6 @@ class State:
             return f"   {e[2]} goes on the stack (by {player_name(e[3])})"
         if kind == "resolve":
             return f"   {e[2]} " + ("is cancelled and has no effect" if e[3] else "resolves")
-        if kind == "trigger":
-            return f"   trigger {e[1]}"
         if kind == "end":
             return "Game over. Winner" + ("s" if len(e[1]) != 1 else "") + ": " + \
                 (", ".join(player_name(p) for p in e[1]) or "nobody")

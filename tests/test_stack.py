@@ -180,17 +180,21 @@ def test_shield_answers_only_a_bolt_aimed_at_its_holder(lab):
     st.apply("bolt P2")                       # P3: a bolt at P2: P2 is asked, offered only the Shield
     assert st.in_window() and st.current_player == 1
     assert st.legal_action_strings() == ["shield Shield", NO_RESPONSE]
+    assert var(st, "bolt_saw_cancelled") is False
     st.apply("shield Shield")                 # cancels the bolt without stacking anything
     assert not st.in_window()
     assert var(st, "voided") == ["bolt"] and var(st, "life") == [10, 9, 7]
+    assert var(st, "bolt_saw_cancelled") is True   # this.cancelled and tagged() in a 'cancelled' block
 
 
 def test_a_response_that_stacks_nothing_passes_the_window_on(lab):
-    st = new(lab, 3, s2=1, c3=1)
+    st = new(lab, 3, s2=2, c3=1)
     st.apply("bolt P2")                       # P1 bolts P2: asked P2, P3, P1
     assert st.current_player == 1
     st.apply("shield Shield")
-    assert st.in_window() and st.current_player == 2     # P3 may still counter the (cancelled) bolt
+    # P2 still holds a Shield but has had their turn in this window: P3 may still counter the
+    # (cancelled) bolt
+    assert st.in_window() and st.current_player == 2
     assert st.legal_action_strings() == ["counter Counter", NO_RESPONSE]
     st.apply(NO_RESPONSE)
     assert not st.in_window() and var(st, "voided") == ["bolt"] and var(st, "life") == [10, 10, 10]
@@ -294,8 +298,12 @@ def test_a_clone_in_a_window_is_independent(lab):
     st.apply("cast")
     snap = st.to_json()
     copy = st.clone()
+    copy.apply(NO_RESPONSE)                   # P2 declines in the copy only
+    assert copy.current_player == 2
     copy.apply("counter Counter")
     copy.apply(NO_RESPONSE)
+    loaded = State.from_json(snap, lab)
+    loaded.apply(NO_RESPONSE)
     assert st.to_json() == snap and st.current_player == 1 and st.stack == [0]
     assert decline_all(st) == [1, 2, 3, 0]
 

@@ -3,7 +3,7 @@
 A scenario file is YAML.  Each YAML document in the file (documents are
 separated by ``---``) is one scenario::
 
-    rules: ../../../games/charuma.rules  # required; relative to this YAML file
+    rules: ../../../games/mygame.rules   # required; relative to this YAML file
     name: bidding example                # optional; defaults to the file name
     doc: free text, ignored              # optional
     players: 3                           # optional; defaults to the game's minimum
@@ -69,6 +69,9 @@ steps
         winners: [P1]               in any order
         log_contains: "wins the trick"   text (or list of texts) in the log
         log_lacks: "Game over"           text (or list) not in the log
+        viewer: P2                  read log_contains / log_lacks as P2's log, and
+        sees: {"hand[P1]": [9]}     check P2's observation: zones P2 sees, by name
+        hidden: ["hand[P1]"]        zones P2 sees only as a count of cards
 
     The log checked by log_contains / log_lacks is everything written since
     the last position was set (from the start of the game if none was).
@@ -107,7 +110,7 @@ TOP_KEYS = ("rules", "name", "doc", "players", "seed", "options", "position", "s
 POSITION_KEYS = ("phase", "enter", "active", "zones", "plays", "rest", "keep", "vars")
 STEP_KEYS = ("play", "illegal", "legal", "legal_exactly", "legal_count", "position", "expect")
 EXPECT_KEYS = ("active", "phase", "terminal", "vars", "zones", "plays", "counts", "scores", "winners",
-               "log_contains", "log_lacks")
+               "log_contains", "log_lacks", "viewer", "sees", "hidden")
 
 
 class ScenarioError(Exception):
@@ -638,7 +641,34 @@ class _Runner:
     def expect(self, node: yaml.Node):
         st, prog = self.st, self.st.prog
         names = prog.card_names
+        viewer = None
         for key, knode, v in self.mapping(node, "expect", EXPECT_KEYS):
+            if key == "viewer":
+                viewer = self.player(v, "viewer")
+        for key, knode, v in self.mapping(node, "expect", EXPECT_KEYS):
+            if key == "viewer":
+                continue
+            if key in ("sees", "hidden") and viewer is None:
+                self.fail(knode, f"'{key}' needs a 'viewer: Pn' in the same expect")
+            if key == "sees":
+                obs = st.observation(viewer)["zones"]
+                for zk, zkn, zv in self.mapping(v, "sees"):
+                    zi = self.slot(zk, zkn)
+                    entry = obs.get(prog.slots[zi].name, {})
+                    if "cards" not in entry:
+                        self.fail(zkn, f"{player_name(viewer)} does not see the cards of {zk} (only their count)")
+                    want = [name for name, _ in self.card_list(zv, f"zone '{zk}'")]
+                    if Counter(want) != Counter(entry["cards"]):
+                        self.mismatch(zv, f"{player_name(viewer)}'s view of {zk}", want, entry["cards"])
+                continue
+            if key == "hidden":
+                obs = st.observation(viewer)["zones"]
+                for zn in self.seq(v, "hidden", scalar_ok=True):
+                    zk = self.text(zn, "hidden")
+                    zi = self.slot(zk, zn)
+                    if "cards" in obs.get(prog.slots[zi].name, {}):
+                        self.fail(zn, f"{player_name(viewer)} sees the cards of {zk}, expected only a count")
+                continue
             if key == "active":
                 want = self.player(v, "active", nullable=True)
                 if want != st.current_player:
@@ -719,7 +749,7 @@ class _Runner:
                     extra = "" if st.terminal else " (the game is not over)"
                     self.mismatch(v, "winners", [player_name(p) for p in want], [player_name(p) for p in got], extra)
             elif key in ("log_contains", "log_lacks"):
-                lines = [line for e in st.log[self.log_mark:] for line in [st._render(e, None)] if line]
+                lines = [line for e in st.log[self.log_mark:] for line in [st._render(e, viewer)] if line]
                 log = "\n".join(lines)
                 for tn in self.seq(v, key, scalar_ok=True):
                     want = self.text(tn, key)

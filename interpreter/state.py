@@ -389,7 +389,7 @@ class State:
             act = self.prog.actions[aname]
             pre = failing_precondition(act, self)
             if pre is not None:
-                if text.split(" ", 1)[0] == aname:
+                if _could_be(act, text):
                     msg, r = pre
                     why = msg or f"it needs 'require {self._source(r.cond.span)}'"
                     return f"'{text}' is illegal for {who} now: {why} ({self.prog.path}:{r.span.line})"
@@ -589,6 +589,18 @@ class State:
 
     def __repr__(self) -> str:
         return f"<State {self.game.model.name} phase={self.phase} active={player_name(self.active)} terminal={self.terminal}>"
+
+
+def _could_be(act, text: str) -> bool:
+    """Could `text` name this action?  Compares with the fixed start of its text (its template
+    up to the first hole, or its name), so a failed precondition can be explained."""
+    template = act.decl.text.value if act.decl.text is not None else None
+    if template is None:
+        return text == act.name or text.startswith(act.name + " ")
+    prefix = template.split("{", 1)[0]
+    if "{" not in template:
+        return text == template
+    return bool(prefix.strip()) and text.startswith(prefix)
 
 
 def _zero(type_name: str):

@@ -62,14 +62,15 @@ class Game:
     def default_options(self) -> dict:
         return {name: info.default for name, info in self.model.options.items()}
 
-    def new_state(self, players: Optional[int] = None, seed: int = 0, options: Optional[dict] = None) -> State:
+    def new_state(self, players: Optional[int] = None, seed: int = 0, options: Optional[dict] = None,
+                  coverage=None) -> State:
         n = self.model.min_players if players is None else players
         if not isinstance(n, int) or not (self.model.min_players <= n <= self.model.max_players):
             raise OptionError(f"{self.name} is for {self.model.min_players}-{self.model.max_players} players, not {players}")
         opts = self.default_options()
         for k, v in (options or {}).items():
             opts[k] = self.parse_option(k, v)
-        return State.new(self, n, int(seed), opts)
+        return State.new(self, n, int(seed), opts, coverage)
 
 
 @functools.lru_cache(maxsize=32)

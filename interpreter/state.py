@@ -29,11 +29,14 @@ class State:
     __slots__ = ("game", "prog", "n", "seed", "opts", "vars", "zones", "where", "plays", "active",
                  "phase", "stage", "rng", "terminal", "winners_", "revealed", "log", "history",
                  "stack", "entries", "next_entry", "window", "turn_active",
-                 "_legal", "_legal_map", "_memo")
+                 "_legal", "_legal_map", "_memo", "cov")
 
     # ------------------------------------------------------------------ creation
     @classmethod
-    def new(cls, game, players: int, seed: int, options: dict) -> "State":
+    def new(cls, game, players: int, seed: int, options: dict, coverage=None) -> "State":
+        """coverage: an optional collections.Counter that counts the rules exercised
+        ("action:NAME", "phase:NAME", "effect:NAME", "cancelled:NAME", "event:NAME",
+        "trigger:NAME"); it is not part of the state (not copied, not saved)."""
         prog: Program = game.prog
         st = cls.__new__(cls)
         st.game, st.prog = game, prog
@@ -55,6 +58,7 @@ class State:
         st._legal = None
         st._legal_map = None
         st._memo = None
+        st.cov = coverage
         st.stack, st.entries, st.next_entry, st.window, st.turn_active = [], [], 0, None, None
         start = prog.zone_base.get(game.model.cards_start) if game.model.cards_start else None
         if start is not None:
@@ -163,6 +167,8 @@ class State:
         self.active = self.turn_active
         eff = self.prog.effects[e[1]]
         self.log.append(["resolve", top, e[1], e[6]])
+        if self.cov is not None:
+            self.cov[("cancelled:" if e[6] else "effect:") + e[1]] += 1
         block = eff.cancelled if e[6] else eff.resolve
         if block is not None:
             block(self, {"this": top})
@@ -176,6 +182,8 @@ class State:
         """Run the triggers of an event.  Order: triggers without 'for' first, in declaration
         order; then each player's, the acting player first and then clockwise, each player's
         triggers in declaration order.  Conditions are read before any trigger runs."""
+        if self.cov is not None:
+            self.cov["event:" + event] += 1
         trigs = self.prog.triggers.get(event)
         if not trigs:
             return
@@ -193,6 +201,8 @@ class State:
                     jobs.append(((p - first) % self.n, t.index, e2, t))
         jobs.sort(key=lambda j: (j[0], j[1]))
         for _, _, e2, t in jobs:
+            if self.cov is not None:
+                self.cov["trigger:" + t.name] += 1
             t.body(self, e2)
 
     def finish(self, winners: Optional[list]) -> None:
@@ -236,6 +246,8 @@ class State:
             stage = self.stage
             if stage == ENTER:
                 self.log.append(["phase", self.phase])
+                if self.cov is not None:
+                    self.cov["phase:" + self.phase] += 1
                 self.stage = CHECK
                 if triggers and "phase_start" in triggers:
                     self.emit("phase_start", {"phase": self.phase})
@@ -336,6 +348,8 @@ class State:
                 raise IllegalActionError(self.explain_illegal(text))
         self.history.append(text)
         self.log.append(["action", self.active, text])
+        if self.cov is not None:
+            self.cov["action:" + chosen.name] += 1
         self._legal = self._legal_map = None
         try:
             if chosen.name == NO_RESPONSE:
@@ -543,6 +557,7 @@ class State:
         st._legal = self._legal
         st._legal_map = self._legal_map
         st._memo = None
+        st.cov = None
         return st
 
     def to_dict(self) -> dict:
@@ -585,6 +600,7 @@ class State:
         st.next_entry, st.window, st.turn_active = d.get("next_entry", 0), d.get("window"), d.get("turn_active")
         st._legal = st._legal_map = None
         st._memo = None
+        st.cov = None
         return st
 
     def __repr__(self) -> str:

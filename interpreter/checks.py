@@ -155,6 +155,8 @@ def check_secrecy(st: State) -> list[str]:
     p = st.current_player
     if p is not None:
         hidden = _hidden_names(st, p)
+        quick = re.compile(r"(?<![\w])(?:" + "|".join(re.escape(n) for n in sorted(hidden)) + r")(?![\w])") \
+            if hidden else None
         for a in st.legal_actions():
             act = prog.actions.get(a.name)  # "no response" in a window is not a declared action
             kinds = {q.name: q.kind for q in act.params} if act is not None else {}
@@ -165,6 +167,8 @@ def check_secrecy(st: State) -> list[str]:
                     if not st.can_see(st.where[c], p):
                         problems.append(f"P{p + 1} may choose '{a.text}', which picks a card hidden from them "
                                         f"({prog.card_names[c]} in {prog.slots[st.where[c]].name})")
+            if quick is None or not quick.search(a.text):
+                continue  # names no hidden card at all (the common case: one search, not one per name)
             for name in hidden:
                 if _mentions(a.text, name):
                     problems.append(f"P{p + 1}'s legal action '{a.text}' names '{name}', a card hidden from them")
@@ -172,6 +176,11 @@ def check_secrecy(st: State) -> list[str]:
 
 
 def check_invariants(st: State) -> list[str]:
+    return [msg for _, msg in invariant_problems(st)]
+
+
+def invariant_problems(st: State) -> list[tuple[str, str]]:
+    """(the invariant's text, the problem) for each declared invariant that fails now."""
     problems = []
     for inv, f in st.prog.invariants:
         if inv.at is not None and inv.at.name != st.phase:
@@ -179,30 +188,40 @@ def check_invariants(st: State) -> list[str]:
         try:
             ok = f(st, {})
         except EngineError as e:
-            problems.append(f"invariant \"{inv.text}\" could not be evaluated: {e}")
+            problems.append((inv.text, f"invariant \"{inv.text}\" could not be evaluated: {e}"))
             continue
         except (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError) as e:
-            problems.append(f"invariant \"{inv.text}\" could not be evaluated: {type(e).__name__}: {e}")
+            problems.append((inv.text, f"invariant \"{inv.text}\" could not be evaluated: {type(e).__name__}: {e}"))
             continue
         if not ok:
-            problems.append(f"invariant \"{inv.text}\" ({st.prog.path}:{inv.span.line}) does not hold "
-                            f"in phase '{st.phase}'")
+            problems.append((inv.text, f"invariant \"{inv.text}\" ({st.prog.path}:{inv.span.line}) does not hold "
+                                       f"in phase '{st.phase}'"))
     return problems
 
 
 def check_state(st: State, round_trip: bool = True, secrecy: bool = True, log_from: Optional[int] = None) -> list[str]:
-    problems = check_cards(st) + check_invariants(st)
+    return [msg for _, msg in state_problems(st, round_trip, secrecy, log_from)]
+
+
+def state_problems(st: State, round_trip: bool = True, secrecy: bool = True,
+                   log_from: Optional[int] = None) -> list[tuple[str, str]]:
+    """Every problem with the state now, as (check name, message) pairs.  The check names
+    ("cards", "invariant: TEXT", "stuck", "turn", "round trip", "secrecy") let a fuzzer tell
+    one kind of failure from another."""
+    problems = [("cards", p) for p in check_cards(st)]
+    problems += [("invariant: " + text, msg) for text, msg in invariant_problems(st)]
     if not st.is_terminal():
         if not st.legal_actions():
-            problems.append(f"no legal action in phase '{st.phase}' for P{st.active + 1}, and the game is not over")
+            problems.append(("stuck", f"no legal action in phase '{st.phase}' for P{st.active + 1}, "
+                                      f"and the game is not over"))
         if st.current_player is None or not 0 <= st.current_player < st.n:
-            problems.append(f"the player to act is {st.current_player}")
+            problems.append(("turn", f"the player to act is {st.current_player}"))
     elif st.current_player is not None or st.legal_actions():
-        problems.append("the game is over but someone may still act")
+        problems.append(("turn", "the game is over but someone may still act"))
     if round_trip:
-        problems += check_round_trip(st, log_from)
+        problems += [("round trip", p) for p in check_round_trip(st, log_from)]
     if secrecy:
-        problems += check_secrecy(st)
+        problems += [("secrecy", p) for p in check_secrecy(st)]
     return problems
 
 

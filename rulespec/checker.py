@@ -17,6 +17,10 @@ from .parser import parse_file, parse_template, parse_text
 ZONE_KINDS = {"pile", "set", "plays"}
 ZONE_VISIBILITY = {"public", "owner", "hidden"}
 QUANTIFIERS = {"any", "all", "count", "sum", "max", "min", "first", "collect", "argmax", "argmin"}
+# Limits that keep the engine's tables and action lists a sane size (the checker reports them as errors)
+MAX_PLAYERS = 100      # the engine makes max_players instances of every per-player zone
+MAX_CARDS = 10_000     # physical cards in the whole deck
+MAX_RANGE = 10_000     # numbers in a range written with constant bounds, like 0..5
 
 # name -> (type, assignable, description)
 BUILTIN_NAMES = {
@@ -166,6 +170,9 @@ class Checker:
                     self.game = d
                     if not (1 <= d.min_players <= d.max_players):
                         self.error(d.span, f"players {d.min_players}..{d.max_players} is not a valid range")
+                    elif d.max_players > MAX_PLAYERS:
+                        self.error(d.span, f"players {d.min_players}..{d.max_players}: a game is for at most "
+                                           f"{MAX_PLAYERS} players")
             elif isinstance(d, A.PropertyDecl):
                 if d.name in self.properties:
                     self.error(d.span, f"property '{d.name}' is already declared")
@@ -303,6 +310,9 @@ class Checker:
                 if isinstance(copies, int) and copies < 1:
                     self.error(f.value.span, "a card needs at least 1 copy")
                     copies = 1
+                elif isinstance(copies, int) and copies > MAX_CARDS:
+                    self.error(f.value.span, f"{copies} copies is too many: a deck holds at most {MAX_CARDS} cards")
+                    copies = 1
                 continue
             info = self.properties.get(f.name)
             if info is None:
@@ -318,7 +328,11 @@ class Checker:
         if any(c.name == d.name for c in self.cards):
             self.error(d.span, f"card '{d.name}' is already declared", "give it more copies instead")
             return
-        self.cards.append(CardInfo(d.name, props, copies if isinstance(copies, int) else 1, d.doc))
+        copies = copies if isinstance(copies, int) else 1
+        total = sum(c.copies for c in self.cards)
+        if total <= MAX_CARDS < total + copies:
+            self.error(d.span, f"with card '{d.name}' the deck holds {total + copies} cards; at most {MAX_CARDS}")
+        self.cards.append(CardInfo(d.name, props, copies, d.doc))
 
     # ------------------------------------------------------------------ bodies
     def check_bodies(self) -> None:
@@ -743,6 +757,9 @@ class Checker:
         if isinstance(e, A.Range):
             self.expect(e.lo, self.expr(e.lo, env), T.INT, "a range bound")
             self.expect(e.hi, self.expr(e.hi, env), T.INT, "a range bound")
+            lo, hi = _const_int(e.lo), _const_int(e.hi)
+            if lo is not None and hi is not None and hi - lo + 1 > MAX_RANGE:
+                self.error(e.span, f"the range {lo}..{hi} holds {hi - lo + 1} numbers; at most {MAX_RANGE}")
             return T.list_of(T.INT)
         if isinstance(e, A.IfExpr):
             self.expect(e.cond, self.expr(e.cond, env), T.BOOL, "a condition")
@@ -1018,6 +1035,15 @@ def check(rules: A.RulesFile) -> Model:
     except RecursionError:  # the parser bounds nesting, so this is only a safety net
         raise RulesError([Diagnostic("error", "the rules nest too deeply to check", rules.path, A.NOWHERE)],
                          rules.source) from None
+
+
+def _const_int(e: A.Expr) -> Optional[int]:
+    """The value of an integer literal, possibly negated, or None."""
+    if isinstance(e, A.IntLit):
+        return e.value
+    if isinstance(e, A.Unary) and e.op == "-" and isinstance(e.operand, A.IntLit):
+        return -e.operand.value
+    return None
 
 
 def check_file(path) -> Model:

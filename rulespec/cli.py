@@ -65,6 +65,21 @@ def cmd_graph(args) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------- doc
+def cmd_doc(args) -> int:
+    from .checker import check_file
+    from .docs import to_html, to_markdown
+    model = check_file(args.file)
+    fmt = args.format or ("html" if args.output and args.output.endswith((".html", ".htm")) else "md")
+    text = to_html(model) if fmt == "html" else to_markdown(model)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+        print(f"wrote {args.output}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 # ---------------------------------------------------------------------- play
 def cmd_play(args) -> int:
     import json
@@ -156,6 +171,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["mermaid", "dot"], default="mermaid")
     p.add_argument("-o", "--output", metavar="OUT")
     p.set_defaults(func=cmd_graph)
+
+    p = sub.add_parser("doc", help="write the rulebook generated from a rules file")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of standard output")
+    p.add_argument("--format", choices=["md", "html"], help="md (default) or html (one self-contained page)")
+    p.set_defaults(func=cmd_doc)
 
     p = sub.add_parser("play", help="play a game between random agents and/or humans")
     p.add_argument("file", metavar="FILE")

@@ -1,0 +1,312 @@
+"""Every construct of the language, described in English.
+
+As Ludii's rule elements do, each kind of AST node knows how to say what it means:
+``English(model).expr(e)`` is a noun phrase or a clause, ``English(model).block(b)``
+a list of sentences (nested lists for nested blocks).  The generated rulebook
+(docs.py) is built from these and from the doc strings authors write.
+"""
+from __future__ import annotations
+
+from . import ast as A
+from . import types as T
+from .model import Model
+
+_CMP = {"==": "is", "!=": "is not", "<": "is less than", "<=": "is at most", ">": "is more than",
+        ">=": "is at least", "in": "is among"}
+_ARITH = {"+": "plus", "-": "minus", "*": "times", "/": "divided by", "%": "modulo"}
+_ORDINALS = {0: "first", 1: "second", 2: "third", 3: "fourth", -1: "last", -2: "second to last"}
+
+
+def words(name: str) -> str:
+    """an_identifier -> 'an identifier'."""
+    return name.replace("_", " ")
+
+
+def possessive(owner: str) -> str:
+    if owner in ("you", "You"):
+        return "your"
+    return owner + ("'" if owner.endswith("s") else "'s")
+
+
+class English:
+    def __init__(self, model: Model):
+        self.model = model
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, e) -> str:
+        method = getattr(self, "_" + type(e).__name__, None)
+        if method is None:  # never print a class name: fall back to the source text
+            from .graph import source_text
+            return source_text(self.model.source, e.span)
+        return method(e)
+
+    def _type(self, e) -> T.Type:
+        return self.model.types.get(e, T.ANY)
+
+    def _IntLit(self, e):
+        return str(e.value)
+
+    def _StrLit(self, e):
+        return f"“{e.value}”"
+
+    def _BoolLit(self, e):
+        return "true" if e.value else "false"
+
+    def _NoneLit(self, e):
+        return "nobody"
+
+    def _Name(self, e):
+        ref = self.model.refs.get(e, ("local",))
+        kind = ref[0]
+        if kind == "builtin":
+            return {"players": "the players", "player_count": "the number of players",
+                    "active": "the active player", "stack_top": "the effect on top of the stack",
+                    "stacked": "the effects on the stack"}.get(e.name, words(e.name))
+        if kind == "zone":
+            return f"the {words(e.name)}"
+        if kind == "var":  # a yes/no variable reads as a condition: "must give"
+            return words(e.name) if self._type(e) == T.BOOL else f"the {words(e.name)}"
+        if kind == "option":
+            t = self.model.options[e.name].type
+            return f"the {words(e.name)} option is on" if t == T.BOOL else f"the {words(e.name)} option"
+        if kind == "enum":
+            return words(e.name)
+        if e.name == "this":
+            return "this effect"
+        return words(e.name)
+
+    def _owner(self, e) -> str:
+        """A player expression as an owner: 'the active player', 'p', 'the leader'."""
+        return self.expr(e)
+
+    def _Index(self, e):
+        ref = self.model.refs.get(e, ("list",))
+        if ref[0] in ("pvar", "pzone"):
+            return f"{possessive(self._owner(e.index))} {words(ref[1].name)}"
+        if isinstance(e.index, A.IntLit) and e.index.value in _ORDINALS:
+            return f"the {_ORDINALS[e.index.value]} of {self.expr(e.obj)}"
+        if isinstance(e.index, A.Unary) and e.index.op == "-" and isinstance(e.index.operand, A.IntLit) \
+                and -e.index.operand.value in _ORDINALS:
+            return f"the {_ORDINALS[-e.index.operand.value]} of {self.expr(e.obj)}"
+        return f"item {self.expr(e.index)} (from 0) of {self.expr(e.obj)}"
+
+    def _Attr(self, e):
+        ref = self.model.refs.get(e, ("", e.name))
+        obj = self.expr(e.obj)
+        if ref[0] == "card_name":
+            return f"the name of {obj}"
+        if ref[0] == "prop":
+            return f"{possessive(obj)} {words(e.name)}"
+        if ref[0] == "entry_field":
+            return {"kind": f"the kind of {obj}", "by": f"the player who put {obj} on the stack",
+                    "target": f"the target of {obj}", "cards": f"the cards of {obj}",
+                    "against": f"the effect {obj} answers", "cancelled": f"{obj} is cancelled"}[e.name]
+        return {"player": f"the player of {obj}", "cards": f"the cards of {obj}",
+                "size": f"the number of cards of {obj}"}.get(e.name, f"{possessive(obj)} {words(e.name)}")
+
+    def _Call(self, e):
+        ref = self.model.refs.get(e, ("builtin_func", e.func))
+        args = [self.expr(a) for a in e.args]
+        if ref[0] == "def":
+            name = words(e.func)
+            if args:
+                return f"{name} ({', '.join(args)})"
+            return name if self._type(e) == T.BOOL else f"the {name}"
+        f = e.func
+        if f == "count":
+            t = self._type(e.args[0])
+            if t.name == "zone" or t == T.CARDS:
+                return f"the number of cards in {args[0]}"
+            return f"the number of {args[0]}"
+        table = {
+            "sorted": lambda: f"{args[0]}, in order",
+            "distinct": lambda: f"{args[0]}, without repeats",
+            "players_after": lambda: f"the players clockwise after {args[0]} (ending with {args[0]})",
+            "players_from": lambda: f"the players clockwise from {args[0]}",
+            "next_player": lambda: f"the player to the left of {args[0]}",
+            "random": lambda: f"one of {args[0]} at random",
+            "top": lambda: f"the top {args[1]} cards of {args[0]}",
+            "bottom": lambda: f"the bottom {args[1]} cards of {args[0]}",
+            "plays": lambda: f"the plays in {args[0]}",
+            "seat": lambda: f"{possessive(args[0])} seat number",
+            "max": lambda: f"the larger of {args[0]} and {args[1]}",
+            "min": lambda: f"the smaller of {args[0]} and {args[1]}",
+            "abs": lambda: f"the size of {args[0]}",
+            "cards": lambda: f"the cards in {args[0]}",
+            "tagged": lambda: f"{args[0]} is a {e.args[1].value if isinstance(e.args[1], A.StrLit) else args[1]} effect",
+        }
+        if f in table:
+            return table[f]()
+        return f"{words(f)} of {', '.join(args)}"
+
+    def _ListLit(self, e):
+        items = [self.expr(x) for x in e.items]
+        if not items:
+            return "nothing"
+        return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+    def _Unary(self, e):
+        if e.op == "-":
+            return f"minus {self.expr(e.operand)}"
+        inner = e.operand
+        if isinstance(inner, A.BinOp) and inner.op in ("==", "in"):
+            neg = "is not" if inner.op == "==" else "is not among"
+            return f"{self.expr(inner.left)} {neg} {self.expr(inner.right)}"
+        if isinstance(inner, (A.Name, A.Call, A.Attr, A.Index)):
+            return f"not {self.expr(inner)}"
+        return f"not ({self.expr(inner)})"
+
+    def _BinOp(self, e):
+        a, b = self.expr(e.left), self.expr(e.right)
+        if e.op in ("and", "or"):
+            return f"{a} {e.op} {b}"
+        if e.op in _CMP:
+            if self._type(e.left) == T.BOOL and e.op in ("==", "!=") and isinstance(e.right, A.BoolLit):
+                yes = e.right.value == (e.op == "==")
+                return a if yes else f"not ({a})"
+            return f"{a} {_CMP[e.op]} {b}"
+        if e.op == "+" and (T.is_list(self._type(e.left)) or T.is_list(self._type(e.right))):
+            return f"{a} together with {b}"
+        return f"{a} {_ARITH.get(e.op, e.op)} {b}"
+
+    def _Range(self, e):
+        return f"{self.expr(e.lo)} to {self.expr(e.hi)}"
+
+    def _IfExpr(self, e):
+        return f"{self.expr(e.then)} if {self.expr(e.cond)}, otherwise {self.expr(e.else_)}"
+
+    def _Quant(self, e):
+        x, dom = words(e.var), self.expr(e.domain)
+        where = f" such that {self.expr(e.where)}" if e.where is not None else ""
+        body = self.expr(e.body) if e.body is not None else None
+        k = e.kind
+        if k == "any":
+            cond = " and ".join(c for c in (self.expr(e.where) if e.where is not None else None, body) if c)
+            return f"some {x} in {dom} meets: {cond}" if cond else f"{dom} is not empty"
+        if k == "all":
+            return f"for every {x} in {dom}{where}, {body or 'true'}"
+        if k == "count":
+            cond = " and ".join(c for c in (self.expr(e.where) if e.where is not None else None, body) if c)
+            return f"the number of {x} in {dom}" + (f" such that {cond}" if cond else "")
+        if k == "first":
+            return f"the first {x} in {dom}{where} (nobody if none)"
+        if k == "sum":
+            return f"the total of {body} over every {x} in {dom}{where}"
+        if k in ("max", "min"):
+            return f"the {'largest' if k == 'max' else 'smallest'} {body} for any {x} in {dom}{where}"
+        if k == "collect":
+            return f"every {x} in {dom}{where}" if body is None else f"the list of {body} for every {x} in {dom}{where}"
+        tie = "the latest on a tie" if e.ties_last else "the earliest on a tie"
+        return f"the {x} in {dom}{where} with the {'largest' if k == 'argmax' else 'smallest'} {body} ({tie})"
+
+    # ------------------------------------------------------------------ statements
+    def block(self, b) -> list:
+        """Sentences for a block: strings, and nested lists for the bodies of ifs and loops."""
+        out: list = []
+        if b is None:
+            return out
+        for s in b.stmts:
+            out.extend(self.stmt(s))
+        return out
+
+    def stmt(self, s) -> list:
+        method = getattr(self, "_s_" + type(s).__name__, None)
+        if method is None:
+            from .graph import source_text
+            return [source_text(self.model.source, s.span)]
+        return method(s)
+
+    def _s_Let(self, s):
+        return [f"Let {words(s.name)} be {self.expr(s.value)}."]
+
+    def _s_Assign(self, s):
+        t = s.target
+        if t.index is not None:
+            target = f"{possessive(self.expr(t.index))} {words(t.name)}"
+        elif t.name == "active" and t.name not in self.model.vars:
+            return [f"{_cap(self.expr(s.value))} becomes the active player."]
+        else:
+            target = f"the {words(t.name)}" if t.name in self.model.vars else words(t.name)
+        v = self.expr(s.value)
+        if s.op == "+=":
+            return [f"Add {v} to {target}."]
+        if s.op == "-=":
+            return [f"Subtract {v} from {target}."]
+        return [f"Set {target} to {v}."]
+
+    def _s_Move(self, s):
+        where = " at the bottom" if s.position == "bottom" else ""
+        what = self.expr(s.cards)
+        if self._type(s.cards).name == "zone":
+            what = f"all the cards in {what}"
+        return [f"Move {what} to {self.expr(s.dest)}{where}."]
+
+    def _s_Deal(self, s):
+        return [f"Deal {self.expr(s.count)} cards from {self.expr(s.source)} to {self.expr(s.dest)}."]
+
+    def _s_Shuffle(self, s):
+        return [f"Shuffle {self.expr(s.zone)}."]
+
+    def _s_Play(self, s):
+        by = f" as a play by {self.expr(s.by)}" if s.by is not None else " as one play"
+        return [f"Play {self.expr(s.cards)} into {self.expr(s.dest)}{by}."]
+
+    def _s_If(self, s):
+        out: list = []
+        for i, (cond, blk) in enumerate(s.branches):
+            lead = "If" if i == 0 else "Otherwise, if"
+            out.append(f"{lead} {self.expr(cond)}:")
+            out.append(self.block(blk) or ["nothing happens."])
+        if s.else_ is not None:
+            out.append("Otherwise:")
+            out.append(self.block(s.else_) or ["nothing happens."])
+        return out
+
+    def _s_For(self, s):
+        return [f"For each {words(s.var)} in {self.expr(s.iterable)}:", self.block(s.body) or ["nothing happens."]]
+
+    def _s_EndGame(self, s):
+        if s.winners is None:
+            return ["The game ends; the highest score wins (ties share the win)."]
+        return [f"The game ends; the winner is {self.expr(s.winners)}."]
+
+    def _s_Log(self, s):
+        return []  # announcements change nothing: the rulebook leaves them out
+
+    def _s_Reveal(self, s):
+        z = self.expr(s.zone)
+        return [f"Reveal {z} to everyone."] if s.reveal else [f"{_cap(z)} is hidden again."]
+
+    def _s_StackStmt(self, s):
+        eff = self.model.effects.get(s.effect.name)
+        name = words(s.effect.name)
+        parts = [f"Put {name} on the stack"]
+        if s.by is not None:
+            parts.append(f"for {self.expr(s.by)}")
+        if s.target is not None:
+            parts.append(f"targeting {self.expr(s.target)}")
+        if s.with_ is not None:
+            parts.append(f"with {self.expr(s.with_)}")
+        if s.against is not None:
+            parts.append(f"against {self.expr(s.against)}")
+        what = f" ({eff.doc})" if eff is not None and eff.doc else ""
+        return [" ".join(parts) + what + "; players may respond before it resolves."]
+
+    def _s_Look(self, s):
+        who = self.expr(s.by) if s.by is not None else "the active player"
+        return [f"{_cap(who)} looks at {self.expr(s.cards)} (nobody else sees them)."]
+
+    def _s_Cancel(self, s):
+        return [f"Cancel {self.expr(s.entry)}."]
+
+    def _s_Emit(self, s):
+        ev = self.model.events.get(s.event.name)
+        bindings = ""
+        if ev is not None and ev.params:
+            bindings = " with " + ", ".join(f"{words(p.name)} = {self.expr(a)}" for p, a in zip(ev.params, s.args))
+        doc = f": {ev.doc}" if ev is not None and ev.doc else ""
+        return [f"“{words(s.event.name)}” happens{bindings}{doc}"]
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text

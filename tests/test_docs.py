@@ -1,0 +1,85 @@
+"""The generated rulebooks and the language reference stay true to the code."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from rulespec import ast as A
+from rulespec.checker import check_file
+from rulespec.cli import main
+from rulespec.docs import readings, to_html, to_markdown
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = sorted((ROOT / "games").glob("*.rules"))
+GRAMMAR = (ROOT / "rulespec" / "grammar.lark").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("rules", [p for p in GAMES if (ROOT / "docs" / "games" / (p.stem + ".md")).exists()],
+                         ids=lambda p: p.stem)
+def test_committed_rulebooks_are_up_to_date(rules):
+    committed = (ROOT / "docs" / "games" / (rules.stem + ".md")).read_text(encoding="utf-8")
+    fresh = to_markdown(check_file(str(rules.relative_to(ROOT))))
+    assert committed == fresh, f"docs/games/{rules.stem}.md is stale: run `rulespec doc {rules.relative_to(ROOT)} " \
+                               f"-o docs/games/{rules.stem}.md`"
+
+
+def test_every_shipped_game_has_a_committed_rulebook():
+    for rules in GAMES:
+        assert (ROOT / "docs" / "games" / (rules.stem + ".md")).exists(), rules.name
+
+
+NODE_CLASSES = {name for name, obj in vars(A).items() if isinstance(obj, type)}
+
+
+@pytest.mark.parametrize("rules", GAMES, ids=lambda p: p.stem)
+def test_no_construct_renders_as_a_class_name_none_or_a_placeholder(rules):
+    text = to_markdown(check_file(str(rules)))
+    prose = re.sub(r"```mermaid.*?```", "", text, flags=re.S)
+    camel = {n for n in NODE_CLASSES if re.search(r"[a-z][A-Z]", n)}  # IntLit, BinOp, ...: never English
+    for word in re.findall(r"[A-Za-z_]+", prose):
+        assert word not in camel, word
+    assert "None" not in prose
+    assert "<" not in prose.replace("<!--", "").replace("-->", "")
+    assert "TODO" not in prose and "???" not in prose
+
+
+@pytest.mark.parametrize("rules", GAMES, ids=lambda p: p.stem)
+def test_every_action_phase_and_card_is_described(rules):
+    model = check_file(str(rules))
+    text = to_markdown(model)
+    for name in list(model.actions) + list(model.phases):
+        assert name.replace("_", " ") in text, name
+    for card in model.cards:
+        assert f"| {card.name} |" in text, card.name
+    for reading in readings(model.source):
+        assert reading in text
+
+
+def test_html_is_one_self_contained_page_with_the_diagram():
+    page = to_html(check_file(str(ROOT / "games" / "charuma.rules")))
+    assert page.startswith("<!DOCTYPE html>")
+    assert '<pre class="mermaid">' in page and "mermaid.initialize" in page
+    assert "http://" not in page.split("<script>")[0] and 'src="http' not in page
+
+
+def test_doc_command_writes_markdown_and_html(tmp_path, capsys):
+    out = tmp_path / "charuma.html"
+    assert main(["doc", str(ROOT / "games" / "charuma.rules"), "-o", str(out)]) == 0
+    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert main(["doc", str(ROOT / "games" / "charuma.rules")]) == 0
+    assert "# Charuma" in capsys.readouterr().out
+    assert main(["doc", str(tmp_path / "missing.rules")]) == 1
+
+
+def _grammar_rules() -> set[str]:
+    names = set(re.findall(r"^\??!?([a-z_]+)\s*:", GRAMMAR, flags=re.M))
+    names |= set(re.findall(r"->\s*([a-z_]+)", GRAMMAR))
+    return names
+
+
+def test_the_language_reference_mentions_every_grammar_rule():
+    reference = (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
+    missing = sorted(r for r in _grammar_rules() if r not in reference)
+    assert not missing, f"docs/language.md does not mention: {missing}"

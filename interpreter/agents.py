@@ -56,6 +56,11 @@ class HumanAgent:
                 out.write(f"  {name}: {', '.join(zone['cards'])}\n")
             elif "count" in zone and zone["count"]:
                 out.write(f"  {name}: {zone['count']} hidden card(s)\n")
+        for e in obs.get("stack", []):
+            target = f" targeting {e['target']}" if e["target"] else ""
+            cards = f" with {', '.join(e['cards'])}" if e["cards"] else ""
+            flag = " (cancelled)" if e["cancelled"] else ""
+            out.write(f"  on the stack: {e['effect']} by {e['by']}{target}{cards}{flag}\n")
         types = {info.name: info for info, _ in state.prog.var_defaults}
         for name, value in obs["vars"].items():
             info = types.get(name)

@@ -471,7 +471,17 @@ class State:
             "terminal": self.terminal,
             "winners": [player_name(p) for p in self.winners()],
             "legal_actions": self.legal_action_strings() if self.current_player == player else [],
+            "stack": [self._entry_view(eid, player) for eid in self.stack],
         }
+
+    def _entry_view(self, eid: int, viewer: Optional[int]) -> dict:
+        """A stack entry as a player sees it: its cards by name where the player can see them."""
+        e = self.entry(eid)
+        names = self.prog.card_names
+        return {"effect": e[1], "by": player_name(e[2]),
+                "target": player_name(e[3]) if e[3] is not None else None,
+                "cards": [names[c] if self.can_see(self.where[c], viewer) else "hidden card" for c in e[4]],
+                "cancelled": e[6]}
 
     def _vars_dict(self, viewer: Optional[int]) -> dict:
         """Variables as the viewer may know them: players as P1.., cards by name only where the

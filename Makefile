@@ -19,7 +19,7 @@ demo: $(STAMP)
 	$(BIN)/rulespec play games/charuma.rules --players 3 --seed 7
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -q
 
 check: $(STAMP)
 	$(BIN)/rulespec check games/*.rules

@@ -184,7 +184,7 @@ def _wild_choices(prog: Program, p: CParam, st, env, classes: list, sizes) -> li
 
 
 def _param_values(prog: Program, p: CParam, st, env):
-    if p.kind == "int":
+    if p.kind in ("int", "enum"):
         return p.domain(st, env)
     if p.kind == "player":
         return range(st.n)
@@ -195,6 +195,8 @@ def _formatter(prog: Program, p: CParam):
     """A function (state, value) -> the value's text in an action's default text."""
     if p.kind == "int":
         return lambda st, v: str(v)
+    if p.kind == "enum":
+        return lambda st, v: str(v).replace("_", " ")
     if p.kind == "player":
         return lambda st, v: player_name(v)
     names = prog.card_names

@@ -989,7 +989,11 @@ class Program:
                 cond = self.expr(p.cond)
             if p.size is not None:
                 size = self.expr(p.size)
-            ptype = {"int": T.INT, "player": T.PLAYER, "card": T.CARD, "cards": T.CARDS}[p.kind]
+            if p.kind == "enum":
+                members = list(self.model.enums[p.same.name].members)
+                domain = (lambda ms: lambda st, env: ms)(members)
+            ptype = {"int": T.INT, "player": T.PLAYER, "card": T.CARD, "cards": T.CARDS}.get(
+                p.kind, T.enum_type(p.same.name) if p.same is not None else T.ANY)
             wild = None
             if p.wild is not None:
                 wvar, wcond = p.wild

@@ -387,8 +387,8 @@ class InvariantDecl:
 class ActionParam:
     """One choice an action asks for.
 
-    kind is "int" (domain: a range), "player" (cond), "card" (domain: a zone
-    or card list, cond) or "cards" (domain, size, same)."""
+    kind is "int" (domain: a range), "player" (cond), "enum" (same: the enum's name,
+    cond), "card" (domain: a zone or card list, cond) or "cards" (domain, size, same)."""
     name: str
     kind: str
     domain: Optional[Expr]

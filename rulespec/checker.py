@@ -416,6 +416,15 @@ class Checker:
                 if not (isinstance(p.domain, A.Range) or t == T.list_of(T.INT) or t == T.ANY):
                     self.error(p.domain.span, "an int choice needs a range, like 0..5")
                 env[p.name] = T.INT
+            elif p.kind == "enum":
+                if p.same.name not in self.enums:
+                    self.error(p.same.span, f"unknown type '{p.same.name}' for a choice",
+                               did_you_mean(p.same.name, list(self.enums) + ["int", "player", "card", "cards"]))
+                    env[p.name] = T.ANY
+                else:
+                    env[p.name] = T.enum_type(p.same.name)
+                if p.cond is not None:
+                    self.expect(p.cond, self.expr(p.cond, env), T.BOOL, "a condition")
             elif p.kind == "player":
                 env[p.name] = T.PLAYER
                 if p.cond is not None:

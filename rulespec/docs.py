@@ -195,6 +195,10 @@ class Rulebook:
         e = self.en
         if p.kind == "int":
             return f"**{words(p.name)}**: a number from {e.expr(p.domain)}"
+        if p.kind == "enum":
+            members = self.m.enums[p.same.name].members
+            return f"**{words(p.name)}**: one of " + ", ".join(words(x) for x in members) + \
+                (f", such that {e.expr(p.cond)}" if p.cond else "")
         if p.kind == "player":
             return f"**{words(p.name)}**: a player" + (f" such that {e.expr(p.cond)}" if p.cond else "")
         if p.kind == "card":

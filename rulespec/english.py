@@ -53,7 +53,10 @@ class English:
         return "true" if e.value else "false"
 
     def _NoneLit(self, e):
-        return "nobody"
+        return "nobody"  # the checker types none by its context; the words below refine it
+
+    def none_for(self, t) -> str:
+        return {"card": "no card", "entry": "no effect", "play": "no play"}.get(t.name, "nobody")
 
     def _Name(self, e):
         ref = self.model.refs.get(e, ("local",))
@@ -228,6 +231,8 @@ class English:
         else:
             target = f"the {words(t.name)}" if t.name in self.model.vars else words(t.name)
         v = self.expr(s.value)
+        if isinstance(s.value, A.NoneLit) and t.name in self.model.vars:
+            v = self.none_for(self.model.vars[t.name].type)
         if s.op == "+=":
             return [f"Add {v} to {target}."]
         if s.op == "-=":
@@ -242,7 +247,8 @@ class English:
         return [f"Move {what} to {self.expr(s.dest)}{where}."]
 
     def _s_Deal(self, s):
-        return [f"Deal {self.expr(s.count)} cards from {self.expr(s.source)} to {self.expr(s.dest)}."]
+        n = self.expr(s.count)
+        return [f"Deal {n} card{'' if n == '1' else 's'} from {self.expr(s.source)} to {self.expr(s.dest)}."]
 
     def _s_Shuffle(self, s):
         return [f"Shuffle {self.expr(s.zone)}."]

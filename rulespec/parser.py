@@ -320,6 +320,10 @@ class _ToAst(Transformer_NonRecursive):
     def int_param(self, meta, c):
         return A.ActionParam(str(c[0]), "int", c[1], None, None, None, _span_of_meta(meta))
 
+    def enum_param(self, meta, c):
+        # the enum's name travels in `same` (an Ident), the kind says it is an enum choice
+        return A.ActionParam(str(c[0]), "enum", None, c[2], None, _ident(c[1]), _span_of_meta(meta))
+
     def player_param(self, meta, c):
         return A.ActionParam(str(c[0]), "player", None, c[1], None, None, _span_of_meta(meta))
 
@@ -673,6 +677,8 @@ def parse_file(path: Union[str, Path]) -> A.RulesFile:
         raise RulesError([Diagnostic("error", "permission denied", str(path), A.NOWHERE)]) from None
     except OSError as e:
         raise RulesError([Diagnostic("error", f"cannot read the file: {e.strerror or e}", str(path), A.NOWHERE)]) from None
+    except ValueError as e:  # a NUL byte in the name
+        raise RulesError([Diagnostic("error", f"cannot read the file: {e}", str(path), A.NOWHERE)]) from None
     return parse_text(decode(data, str(path)), str(path))
 
 

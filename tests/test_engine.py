@@ -745,3 +745,18 @@ phase p {
     assert mine["secret"] in ("A", "B") and mine["who"] == "P1"
     assert theirs["secret"] == "hidden card"
     assert theirs["who"] == "P1"
+
+
+def test_an_enum_choice_offers_each_member_once():
+    from interpreter import load_text
+    game = load_text('''
+game "t" { players 2..2 start p }
+enum Suit { hearts, spades, clubs }
+var named: Suit = hearts
+action name_suit(s: Suit where s != named) { effect { named = s  end game } }
+phase p { actions name_suit after {} next p }
+''')
+    st = game.new_state(players=2)
+    assert st.legal_action_strings() == ["name_suit spades", "name_suit clubs"]
+    st.apply("name_suit clubs")
+    assert st.is_terminal() and st.vars[0] == "clubs"

@@ -83,7 +83,7 @@ def load(path: Union[str, Path]) -> Game:
     p = str(path)
     try:
         mtime = os.path.getmtime(p)
-    except OSError:
+    except (OSError, ValueError):  # no such file, or a NUL byte in the name: check_file reports it
         mtime = -1.0
     return _load_cached(p, mtime)
 

@@ -57,6 +57,10 @@ steps
     - legal_exactly: [...]          these are exactly the legal actions
     - legal_count: 12               how many actions are legal now
     - position: {...}               set a new position (as above)
+    - check: all                    run the checks fuzzing runs (interpreter/checks.py)
+                                    on the state now: cards, invariants, legal,
+                                    round_trip, secrecy, replay (or a list of these;
+                                    replay only without a position)
     - expect: {...}                 check the state:
         active: P2                  who is to act (none once the game is over)
         phase: trick
@@ -108,7 +112,8 @@ __all__ = ["Scenario", "ScenarioError", "collect_files", "load_file", "run_file"
 
 TOP_KEYS = ("rules", "name", "doc", "players", "seed", "options", "position", "steps")
 POSITION_KEYS = ("phase", "enter", "active", "zones", "plays", "rest", "keep", "vars")
-STEP_KEYS = ("play", "illegal", "legal", "legal_exactly", "legal_count", "position", "expect")
+STEP_KEYS = ("play", "illegal", "legal", "legal_exactly", "legal_count", "position", "expect", "check")
+CHECKS = ("cards", "invariants", "legal", "round_trip", "secrecy", "replay")  # for `check:`
 EXPECT_KEYS = ("active", "phase", "terminal", "vars", "zones", "plays", "counts", "scores", "winners",
                "log_contains", "log_lacks", "viewer", "sees", "hidden")
 
@@ -183,6 +188,8 @@ def load_file(path) -> list[Scenario]:
             if mark.line < len(lines) and re.search(r"\w\[\w+\]", lines[mark.line]):
                 msg += "; inside { } or [ ] write zone names in quotes: {\"hand[P1]\": ...}"
         raise ScenarioError(shown, mark.line + 1 if mark else None, msg) from None
+    except RecursionError:
+        raise ScenarioError(shown, None, "the YAML nests too deeply") from None
     if not docs:
         raise ScenarioError(shown, None, "the file holds no scenario")
     out: list[Scenario] = []
@@ -212,6 +219,7 @@ class _Runner:
         self.game = None
         self.st = None
         self.log_mark = 0
+        self.positioned = False  # a position was set: the history alone no longer replays the game
 
     # ------------------------------------------------------------ node helpers
     def fail(self, node: Optional[yaml.Node], msg: str):
@@ -395,7 +403,13 @@ class _Runner:
         if not rules.is_absolute():
             rules = Path(sc.file or sc.path).parent / rules
         rules = Path(os.path.normpath(rules))
-        if not rules.is_file():
+        try:
+            found = rules.is_file()
+            if rules.is_dir():
+                self.fail(rnode, f"the rules path {_display_path(rules)} is a directory, not a rules file")
+        except (OSError, ValueError) as e:  # a name too long, a NUL byte
+            self.fail(rnode, f"no rules file at {_display_path(rules)[:200]!r}: {getattr(e, 'strerror', None) or e}")
+        if not found:
             self.fail(rnode, f"no rules file at {_display_path(rules)}")
         from .game import load
         try:
@@ -464,6 +478,7 @@ class _Runner:
         st.stage = ENTER if enter else CHECK
         st._legal = st._legal_map = None
         st.log.append(["text", f"-- scenario position: phase {phase} --"])
+        self.positioned = True
         self.log_mark = len(st.log) - 1
         try:
             st._run_guarded(st._advance)
@@ -580,8 +595,43 @@ class _Runner:
                 self.fail(v, f"legal_count: expected {want}, got {len(got)} ({shown or 'none'})")
         elif key == "position":
             self.set_position(v)
+        elif key == "check":
+            self.check(v)
         else:
             self.expect(v)
+
+    def check(self, node: yaml.Node):
+        """The whole-game checks of interpreter/checks.py on the state now (what fuzzing checks)."""
+        from .checks import _first_difference, replay, state_problems
+        names = self.seq(node, "check", scalar_ok=True)
+        wanted = set()
+        for n in names:
+            name = self.text(n, "check")
+            if name == "all":
+                wanted.update(c for c in CHECKS if c != "replay" or not self.positioned)
+            elif name in CHECKS:
+                if name == "replay" and self.positioned:
+                    self.fail(n, "check: replay needs a game played from the start (this scenario set a position)")
+                wanted.add(name)
+            else:
+                hint = did_you_mean(name, CHECKS)
+                self.fail(n, f"unknown check '{name}'" + (f"; {hint}" if hint else f" (checks: all, {', '.join(CHECKS)})"))
+        group = {"cards": "cards", "stuck": "legal", "turn": "legal", "round trip": "round_trip", "secrecy": "secrecy"}
+        try:
+            problems = [msg for kind, msg in state_problems(self.st, round_trip="round_trip" in wanted,
+                                                            secrecy="secrecy" in wanted)
+                        if group.get(kind, "invariants" if kind.startswith("invariant") else kind) in wanted]
+            if not problems and "replay" in wanted:
+                again = replay(self.game, self.st)
+                a, b = self.st.to_json(), again.to_json()
+                if a != b:
+                    problems.append("replaying the seed and the history gives a different state ("
+                                    + _first_difference(a, b) + ")")
+        except EngineError as e:
+            self.fail(node, f"check: {e}")
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            self.fail(node, f"check: {problems[0]}{more}")
 
     def legal_now(self, node: yaml.Node) -> list:
         try:

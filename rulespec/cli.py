@@ -1,4 +1,4 @@
-"""The command line: rulespec check | graph | play | test | bench.
+"""The command line: rulespec check | graph | play | test | bench | fuzz | replay.
 
 Exit codes: 0 success (warnings allowed), 1 errors in the input or a failed
 run, 2 bad usage.  Bad input never produces a Python traceback.
@@ -85,6 +85,8 @@ def cmd_play(args) -> int:
     import json
 
     from interpreter.agents import HumanAgent, RandomAgent
+    if args.max_steps < 1:
+        raise UsageError("--max-steps must be at least 1")
     game = _load_game(args.file)
     options = _parse_options(game, args.option)
     players = args.players if args.players is not None else game.model.min_players
@@ -92,7 +94,7 @@ def cmd_play(args) -> int:
     humans = {h - 1 for h in args.human or []}
     for h in humans:
         if not 0 <= h < players:
-            raise UsageError(f"--human {h + 1}: there are only {players} seats")
+            raise UsageError(f"--human {h + 1}: there are only {players} seats (1 to {players})")
     agents = [HumanAgent() if p in humans else RandomAgent(seed=args.seed * 1000 + p) for p in range(players)]
     log_file = open(args.log, "w", encoding="utf-8") if args.log else None
     printed = 0
@@ -156,6 +158,17 @@ def cmd_bench(args) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------- fuzz, replay
+def cmd_fuzz(args) -> int:
+    from .fuzz_cli import fuzz_command
+    return fuzz_command(args, _load_game, _parse_options)
+
+
+def cmd_replay(args) -> int:
+    from .fuzz_cli import replay_command
+    return replay_command(args, _load_game)
+
+
 # ---------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="rulespec", description="Card games as text: check, play, test, fuzz, document.")
@@ -200,6 +213,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--option", action="append", metavar="NAME=VALUE", default=[])
     p.add_argument("--runs", type=int, default=5, help="repeat the whole benchmark R times; report the median")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("fuzz", help="play many checked random games; shrink and save any failure; rule coverage")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--players", metavar="N|all", default="all", help="a player count, or all (cycle over the range)")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE", default=[])
+    p.add_argument("--workers", type=int, default=1, help="worker processes (or Ray CPUs)")
+    p.add_argument("--max-steps", type=int, default=20_000, help="decisions a game may take before it counts as endless")
+    p.add_argument("--agents", default="random,rare", help="agents to cycle through: random, rare, mixed")
+    p.add_argument("--out", default="fuzz-failures", metavar="DIR", help="where failing games are written")
+    p.add_argument("--shrink-budget", type=int, default=200, metavar="N", help="replays spent shrinking each failure (0: none)")
+    p.add_argument("--max-reports", type=int, default=5, metavar="N", help="kinds of failure shrunk and written")
+    p.add_argument("--coverage-min", type=float, metavar="PCT", help="fail when rule coverage is below PCT percent")
+    p.add_argument("--backend", choices=["local", "ray"], default="local")
+    p.add_argument("--address", help="the Ray cluster to use (with --backend ray; default: a local instance)")
+    p.add_argument("--json", metavar="FILE", help="also write the summary as JSON")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_fuzz)
+
+    p = sub.add_parser("replay", help="step through a failing game saved by rulespec fuzz")
+    p.add_argument("file", metavar="REPLAY.json")
+    p.add_argument("--step", action="store_true", help="wait for Enter before each action")
+    p.add_argument("--rules", metavar="FILE", help="the rules file (default: the one the replay names)")
+    p.set_defaults(func=cmd_replay)
     return ap
 
 
@@ -207,7 +245,11 @@ def main(argv=None) -> int:
     from interpreter.errors import EngineError
     ap = build_parser()
     try:
-        args = ap.parse_args(argv)
+        args, extra = ap.parse_known_args(argv)
+        if extra:  # reported by the command's own parser: "rulespec play: error: unrecognized arguments"
+            subs = [a for a in ap._actions if isinstance(a, argparse._SubParsersAction)]
+            (subs[0].choices.get(args.command, ap) if subs else ap).error(
+                "unrecognized arguments: " + " ".join(extra))
     except SystemExit as e:
         return int(e.code or 0) if e.code in (0, None) else 2
     try:
@@ -224,11 +266,15 @@ def main(argv=None) -> int:
     except ValueError as e:
         print(f"rulespec {args.command}: error: {e}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # before OSError, its base class: `rulespec play ... | head` is not an error
+        return 0
     except OSError as e:
         print(f"rulespec {args.command}: error: {e.strerror or e}: {getattr(e, 'filename', '') or ''}", file=sys.stderr)
         return 1
-    except BrokenPipeError:
-        return 0
+    except MemoryError:  # e.g. a range computed at run time, like 0..points[active], with a huge bound
+        print(f"rulespec {args.command}: error: out of memory (does a rule build a huge list or range?)",
+              file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

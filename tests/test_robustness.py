@@ -39,6 +39,8 @@ from interpreter.game import Game
 from rulespec.checker import check_text
 from rulespec.cli import main
 from rulespec.diagnostics import RulesError
+from rulespec.docs import to_markdown
+from rulespec.graph import to_dot, to_mermaid
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = {name: ROOT / "games" / f"{name}.rules" for name in ("charuma", "chuhan")}
@@ -96,13 +98,15 @@ def assert_check_outcome(code: int, out: str, err: str, path: str) -> None:
 
 
 def play_random_games(text: str, path: str, seeds=(0, 1)) -> list[str]:
-    """Load a rules text that checks clean and play short random games with it.
+    """Load a rules text that checks clean, draw its graph and rulebook, and play short random games.
 
     Returns what happened (for statistics); any exception other than a rulespec
     error escapes and fails the caller."""
     outcomes = []
+    model = check_text(text, path)
+    to_mermaid(model), to_dot(model), to_markdown(model)  # `rulespec graph` and `rulespec doc`
     try:
-        game = Game(check_text(text, path), path)
+        game = Game(model, path)
     except (RulesError, EngineError) as e:
         return [f"load failed cleanly: {type(e).__name__}"]
     m = game.model
@@ -290,3 +294,290 @@ GENTLE = st.one_of(
 @given(steps=st.lists(GENTLE, min_size=1, max_size=2))
 def test_gentle_mutants_play_without_crashing(name, steps):
     check_and_play(name, mutate(TEXTS[name], steps))
+
+
+# ---------------------------------------------------------------------- extreme numbers, by hand
+@pytest.mark.parametrize("old,new,message", [
+    ("copies: 2 }", "copies: 1000000000000000000000000000000 }", "this number is too large"),
+    ("copies: 2 }", "copies: 999999999999999999 }", "copies is too many: a deck holds at most 10000 cards"),
+    ('card "red A"  { value: 1  colour: red  copies: 2 }', 'card "red A"  { value: 1  colour: red  copies: 9990 }',
+     "with card 'red 7' the deck holds 10002 cards; at most 10000"),
+    ("copies: 2 }", "copies: 0 }", "a card needs at least 1 copy"),
+    ("copies: 2 }", "copies: -1 }", "a card needs at least 1 copy"),
+    ("players 2..5", "players 0..5", "players 0..5 is not a valid range"),
+    ("players 2..5", "players 5..2", "players 5..2 is not a valid range"),
+    ("players 2..5", "players 2..999999999999999999", "a game is for at most 100 players"),
+    ("players 2..5", "players 2..-1", ""),
+    ("amount: int in 0..5", "amount: int in 0..999999999999999999", "holds 1000000000000000000 numbers; at most"),
+    ("amount: int in 0..5", "amount: int in -999999999999999999..0", "numbers; at most 10000"),
+])
+def test_extreme_numbers_in_charuma(tmp_path, old, new, message):
+    text = TEXTS["charuma"]
+    assert old in text
+    path = tmp_path / "extreme.rules"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    code, out, err = run("check", path, seconds=CHECK_SECONDS)
+    assert_check_outcome(code, out, err, str(path))
+    assert code == 1 and message in err.split("\n")[0], err
+
+
+@pytest.mark.parametrize("old,new", [
+    ("deal 2 from stock", "deal 999999999999999999 from stock"),
+    ("deal 2 from stock", "deal 0 from stock"),
+    ("deal 2 from stock", "deal -1 from stock"),
+    ("amount: int in 0..5", "amount: int in 0..0"),
+    ("amount: int in 0..5", "amount: int in 5..0"),
+    ("amount: int in 0..5", "amount: int in -5..1994"),
+    ("players 2..5", "players 1..100"),
+    ("players 2..5", "players 100..100"),
+    ('card "red A"  { value: 1  colour: red  copies: 2 }', 'card "red A"  { value: 1  colour: red  copies: 9962 }'),
+    ("then 25 else 20", "then 999999999999999999 else -999999999999999999"),
+    ("var points[player]: int = 5", "var points[player]: int = 999999999999999999"),
+])
+def test_extreme_numbers_that_check_clean_do_not_crash_the_engine(tmp_path, old, new):
+    text = TEXTS["charuma"]
+    assert old in text
+    path = tmp_path / "extreme.rules"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    code, out, err = run("check", path, seconds=CHECK_SECONDS)
+    assert code == 0, err
+    with time_limit(GAME_SECONDS, "random games"):
+        play_random_games(text.replace(old, new), str(path), seeds=(0,))
+
+
+HUGE_RANGE_AT_RUN_TIME = [("amount: int in 0..5", "amount: int in 0..points[active]"),
+                          ("var points[player]: int = 5", "var points[player]: int = 999999999999999999")]
+
+
+def huge_range_rules(tmp_path: Path) -> Path:
+    text = TEXTS["charuma"]
+    for old, new in HUGE_RANGE_AT_RUN_TIME:
+        text = text.replace(old, new)
+    path = tmp_path / "huge-range.rules"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_huge_range_at_run_time_is_a_clean_error_of_play(tmp_path):
+    # the checker cannot bound 0..points[active]; the engine runs out of memory listing the bids
+    path = huge_range_rules(tmp_path)
+    assert run("check", path)[0] == 0
+    code, out, err = run("play", path, "--max-steps", "5")
+    assert_no_traceback(out, err)
+    assert code == 1 and err.strip() == "rulespec play: error: out of memory (does a rule build a huge list or range?)"
+
+
+@pytest.mark.xfail(strict=True, raises=MemoryError,
+                   reason="interpreter/compiler.py builds list(range(lo, hi + 1)) without a bound; "
+                          "the MemoryError is not turned into a RuleRuntimeError")
+def test_a_huge_range_at_run_time_is_a_rule_runtime_error(tmp_path):
+    path = huge_range_rules(tmp_path)
+    play_random_games(path.read_text(encoding="utf-8"), str(path), seeds=(0,))
+
+
+# ---------------------------------------------------------------------- every command, bad input
+BAD_RULES = 'game "Bad" {\n  players 2..2\n  start nowhere\n}\n'
+
+
+@pytest.fixture
+def bad_files(tmp_path):
+    (tmp_path / "binary.rules").write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)))
+    (tmp_path / "errors.rules").write_text(BAD_RULES, encoding="utf-8")
+    (tmp_path / "adir").mkdir()
+    return {"missing": (tmp_path / "nope.rules", "no such file"),
+            "directory": (tmp_path / "adir", "is a directory, not a rules file"),
+            "binary": (tmp_path / "binary.rules", "this is a binary file, not a rules file"),
+            "errors": (tmp_path / "errors.rules", "")}
+
+
+def assert_no_traceback(out: str, err: str) -> None:
+    assert "Traceback" not in out and "Traceback" not in err
+    assert "internal error" not in out and "internal error" not in err
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory", "binary", "errors"])
+@pytest.mark.parametrize("command", [["check"], ["graph"], ["doc"], ["play"], ["bench", "--games", "1"]])
+def test_bad_rules_file_for_every_command(bad_files, kind, command):
+    path, message = bad_files[kind]
+    code, out, err = run(command[0], path, *command[1:])
+    assert_no_traceback(out, err)
+    assert code == 1, err
+    first = err.split("\n")[0]
+    assert ERROR_LINE.match(first) and first.startswith(f"{path}:"), err
+    assert message in first
+    assert out == ""
+
+
+def one_line_error(code: int, out: str, err: str, command: str, expected_code: int, message: str) -> None:
+    assert_no_traceback(out, err)
+    assert code == expected_code, (code, err)
+    lines = err.strip().split("\n")
+    assert lines[-1].startswith(f"rulespec {command}: error: "), err
+    assert message in lines[-1], err
+    if len(lines) > 1:  # argparse shows the usage first
+        assert expected_code == 2 and err.startswith("usage: "), err
+    assert out == ""
+
+
+@pytest.mark.parametrize("command", ["play", "bench"])
+@pytest.mark.parametrize("args,code,message", [
+    (["--option", "nope=1"], 1, "unknown option 'nope' for Charuma (options: bidding)"),
+    (["--option", "biding=true"], 1, "did you mean 'bidding'?"),
+    (["--option", "bidding=maybe"], 1, "option 'bidding' is true or false, not 'maybe'"),
+    (["--option", "=1"], 1, "unknown option ''"),
+    (["--option", "bidding"], 2, "--option needs NAME=VALUE"),
+    (["--players", "9"], 1, "Charuma is for 2-5 players, not 9"),
+    (["--players", "0"], 1, "Charuma is for 2-5 players, not 0"),
+    (["--players", "-1"], 1, "Charuma is for 2-5 players, not -1"),
+    (["--players", "1000000000000000000000000000000"], 1, "not 1000000000000000000000000000000"),
+    (["--players", "two"], 2, "argument --players: invalid int value: 'two'"),
+    (["--players"], 2, "argument --players: expected one argument"),
+    (["--seed", "x"], 2, "argument --seed: invalid int value: 'x'"),
+    (["--bogus"], 2, "unrecognized arguments: --bogus"),
+    (["extra.rules"], 2, "unrecognized arguments: extra.rules"),
+])
+def test_bad_options_and_players(command, args, code, message):
+    extra = ["--games", "1", "--runs", "1"] if command == "bench" else ["--max-steps", "5"]
+    one_line_error(*run(command, CHARUMA, *extra, *args), command, code, message)
+
+
+@pytest.mark.parametrize("command,args,code,message", [
+    ("play", ["--human", "0"], 2, "--human 0: there are only 2 seats (1 to 2)"),
+    ("play", ["--human", "3"], 2, "--human 3: there are only 2 seats"),
+    ("play", ["--max-steps", "0"], 2, "--max-steps must be at least 1"),
+    ("play", ["--log", "/nonexistent-dir/x.jsonl"], 1, "No such file or directory: /nonexistent-dir/x.jsonl"),
+    ("bench", ["--games", "0"], 2, "--games and --runs must be at least 1"),
+    ("bench", ["--runs", "-1"], 2, "--games and --runs must be at least 1"),
+    ("graph", ["--format", "png"], 2, "argument --format: invalid choice: 'png'"),
+    ("graph", ["-o", "/nonexistent-dir/g.md"], 1, "No such file or directory: /nonexistent-dir/g.md"),
+    ("graph", ["--bogus"], 2, "unrecognized arguments: --bogus"),
+    ("check", ["--bogus"], 2, "unrecognized arguments: --bogus"),
+])
+def test_other_bad_arguments(command, args, code, message):
+    one_line_error(*run(command, CHARUMA, *args), command, code, message)
+
+
+def test_play_with_unknown_argument_is_a_usage_error_of_play(capsys):
+    assert main(["play", CHARUMA, "--bogus"]) == 2
+    cap = capsys.readouterr()
+    assert cap.err.startswith("usage: rulespec play ")
+    assert cap.err.strip().split("\n")[-1] == "rulespec play: error: unrecognized arguments: --bogus"
+
+
+@pytest.mark.parametrize("argv,message", [
+    ([], "the following arguments are required: COMMAND"),
+    (["bogus"], "argument COMMAND: invalid choice: 'bogus'"),
+    (["--bogus"], "the following arguments are required: COMMAND"),
+    (["test"], "the following arguments are required: FILE_OR_DIR"),
+    (["play"], "the following arguments are required: FILE"),
+])
+def test_no_command_or_an_unknown_one(capsys, argv, message):
+    assert main(argv) == 2
+    cap = capsys.readouterr()
+    assert cap.err.startswith("usage: rulespec") and message in cap.err.strip().split("\n")[-1], cap.err
+    assert re.match(r"rulespec( \w+)?: error: ", cap.err.strip().split("\n")[-1])
+
+
+# ---------------------------------------------------------------------- rulespec test, bad scenarios
+def scenario(tmp_path: Path, body: str, name: str = "case.yaml") -> Path:
+    p = tmp_path / name
+    p.write_text(body, encoding="utf-8")
+    return p
+
+
+BAD_SCENARIOS = {
+    "unknown card": ("players: 3\nposition:\n  zones:\n    hand[P1]: [red Z]\n",
+                     r"case\.yaml:5: unknown card 'red Z'; did you mean 'red A'\?"),
+    "unknown zone": ("position:\n  zones:\n    hand[P4]: [red A]\n",
+                     r"case\.yaml:4: zone 'hand\[P4\]': there is no P4 in a 2-player game"),
+    "misspelt zone": ("position:\n  zones:\n    hnad[P1]: [red A]\n",
+                      r"case\.yaml:4: unknown zone 'hnad\[P1\]'; did you mean 'hand\[P1\]'\?"),
+    "unknown player": ("position:\n  active: P7\n", r"case\.yaml:3: active: there is no P7 in a 2-player game"),
+    "not a player": ("position:\n  active: Bob\n", r"case\.yaml:3: active: expected a player P1\.\.P2, not Bob"),
+    "unknown phase": ("position:\n  phase: bidingg\n", r"case\.yaml:3: unknown phase 'bidingg'; did you mean 'bidding'\?"),
+    "unknown variable": ("position:\n  vars: {pionts: 3}\n",
+                         r"case\.yaml:3: unknown variable 'pionts'; did you mean 'points'\?"),
+    "unknown option": ("options: {biding: false}\n", r"case\.yaml:2: unknown option 'biding'"),
+    "bad option value": ("options: {bidding: 7}\n", r"case\.yaml:2: option 'bidding' is true or false, not '7'"),
+    "bad players": ("players: 99\n", r"case\.yaml:2: Charuma is for 2-5 players, not 99"),
+    "players not a number": ("players: many\n", r"case\.yaml:2: players should be a whole number, not many"),
+    "unknown key": ("steps:\n  - expct: {active: P1}\n", r"case\.yaml:3: unknown key 'expct' in a step"),
+    "unknown action": ("steps:\n  - play: fly away\n", r"case\.yaml:3: 'fly away' is not a legal action"),
+    "bad expectation": ("steps:\n  - expect: {counts: {stock: lots}}\n",
+                        r"case\.yaml:3: count of 'stock' should be a whole number, not lots"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_SCENARIOS))
+def test_bad_scenarios_fail_with_one_line(tmp_path, case):
+    body, message = BAD_SCENARIOS[case]
+    path = scenario(tmp_path, f"rules: {CHARUMA}\n" + body)
+    code, out, err = run("test", path)
+    assert_no_traceback(out, err)
+    assert code == 1 and err == ""
+    lines = out.strip().split("\n")
+    assert len(lines) == 2 and lines[1] == "0 passed, 1 failed", out
+    assert lines[0].startswith("FAIL case: ") and re.search(message, lines[0]), lines[0]
+
+
+@pytest.mark.parametrize("body,message", [
+    ("", r"the file holds no scenario"),
+    ("# only a comment\n", r"the file holds no scenario"),
+    ("- rules: x\n", r":1: a scenario is a mapping of keys"),
+    ("just some text\n", r":1: a scenario is a mapping of keys"),
+    ("rules: [unclosed\n", r"YAML syntax error"),
+    ("rules: nowhere.rules\n", r":1: no rules file at .*nowhere\.rules"),
+    ("steps: []\n", r":1: the scenario needs 'rules: PATH'"),
+    ("rules: .\n", r":1: the rules path .* is a directory, not a rules file"),
+    ("rules: " + "a" * 5000 + "\n", r":1: no rules file at '"),
+    ("rules: " + "[" * 1500 + "]" * 1500 + "\n", r"the YAML nests too deeply"),
+    ("rules: {{R}}\nsteps:\n" + "  - legal_count: 1\n" * 2, r":3: legal_count: expected 1, got"),
+])
+def test_broken_scenario_files(tmp_path, body, message):
+    path = scenario(tmp_path, body.replace("{{R}}", CHARUMA))
+    code, out, err = run("test", path)
+    assert_no_traceback(out, err)
+    assert code == 1 and err == ""
+    lines = out.strip().split("\n")
+    assert len(lines) == 2 and lines[0].startswith("FAIL ") and re.search(message, lines[0]), out
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory", "binary", "errors"])
+def test_scenario_whose_rules_file_is_bad(tmp_path, bad_files, kind):
+    path, _ = bad_files[kind]
+    code, out, err = run("test", scenario(tmp_path, f"rules: {path}\n"))
+    assert_no_traceback(out, err)
+    assert code == 1 and err == ""
+    first = out.split("\n")[0]
+    assert first.startswith("FAIL case: ") and "case.yaml:1: " in first, out
+    assert {"missing": "no rules file at", "directory": "is a directory, not a rules file",
+            "binary": "the rules file has errors: ", "errors": "the rules file has errors: "}[kind] in first
+
+
+def test_scenario_paths_that_are_not_scenarios(tmp_path, bad_files):
+    empty = tmp_path / "empty-dir"
+    empty.mkdir()
+    code, out, err = run("test", empty)
+    assert code == 1 and out.strip().split("\n") == ["no scenario files found", "0 passed, 0 failed"]
+    for kind in ("missing", "binary", "errors"):
+        path, _ = bad_files[kind]
+        code, out, err = run("test", path)
+        assert_no_traceback(out, err)
+        assert code == 1 and err == "" and out.startswith("FAIL "), out
+        assert len(out.strip().split("\n")) == 2
+
+
+# ---------------------------------------------------------------------- as a separate process
+def test_subprocess_bad_input_has_no_traceback(tmp_path, bad_files):
+    cases = [
+        (["play", CHARUMA, "--bogus"], 2, "rulespec play: error: unrecognized arguments: --bogus"),
+        (["play", str(bad_files["binary"][0])], 1, "error: this is a binary file, not a rules file"),
+        (["test", str(scenario(tmp_path, "rules: " + "[" * 1500))], 1, ""),
+        (["nonsense"], 2, "rulespec: error: argument COMMAND: invalid choice: 'nonsense'"),
+    ]
+    for argv, code, message in cases:
+        r = subprocess.run([sys.executable, "-m", "rulespec.cli", *argv], capture_output=True, text=True,
+                           cwd=ROOT, timeout=120)
+        assert r.returncode == code, (argv, r.stderr)
+        assert "Traceback" not in r.stderr and "Traceback" not in r.stdout, r.stderr
+        assert message in r.stderr, (argv, r.stderr)

@@ -1,0 +1,791 @@
+"""Fuzzing: many random games, every check at every decision, failures shrunk and saved.
+
+The engine side of ``rulespec fuzz`` and ``rulespec replay`` (the command line in
+rulespec/cli.py does all the printing).  Nothing here knows any game.
+
+A run of N games is planned up front: game i gets its own deal seed
+(``seed * 1_000_003 + i``), agent seed, player count (cycling over the game's range with
+``players="all"``) and agent kind (cycling over ``agents``).  Games are independent, so a
+run's totals -- decisions, coverage, failures -- are the same whatever the number of
+worker processes or the backend that plays them.
+
+What each game checks, before every decision and at the end (see interpreter/checks.py):
+cards conserved, the rules' invariants, a running game has a legal action and someone to
+act, the JSON round trip, secrecy of observations and legal actions; here besides: the
+previous action, once it is no longer legal, is refused (and refusing it changes nothing),
+the game ends within ``max_steps`` decisions, a rules runtime error or an engine crash
+is a failure, and replaying the seed and the history gives the same final state.
+
+A game is recorded as the list of its choices, each an index into ``legal_actions()``.
+Replaying a list uses ``choice % len(legal)`` at each decision and stops when the list
+runs out, so any sub-list is a valid game prefix: that is what shrinking (delta
+debugging, ``shrink``) works on.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import re
+import time
+import traceback
+from collections import Counter
+from pathlib import Path
+from typing import Callable, Iterator, Optional, Sequence
+
+import attrs
+
+from .checks import CHOOSERS, _first_difference, replay, state_problems
+from .errors import EngineError, IllegalActionError
+
+AGENT_KINDS = ("random", "rare", "mixed")
+DEFAULT_AGENTS = ("random", "rare")
+DEFAULT_MAX_STEPS = 20_000
+FULL_ROUND_TRIP_EVERY = 100
+REPLAY_FORMAT = "rulespec-replay"
+REPLAY_VERSION = 1
+
+
+class FuzzError(EngineError, ValueError):
+    """Bad fuzzing parameters, or a replay file that cannot be used."""
+
+
+# ---------------------------------------------------------------------- agents
+class RareFirst:
+    """Prefers the kinds of action this game has taken least: picks an action name with
+    weight 1 / (1 + times taken so far), then one action of that name uniformly.  So powers,
+    responses and other rare moves are tried whenever they are legal, and the deep states
+    behind them get reached.  Deterministic for a given random.Random."""
+
+    def __init__(self):
+        self.taken: Counter = Counter()
+
+    def __call__(self, st, rng: random.Random):
+        by_name: dict = {}
+        for a in st.legal_actions():
+            by_name.setdefault(a.name, []).append(a)
+        names = list(by_name)  # order of first appearance: deterministic
+        name = rng.choices(names, [1.0 / (1 + self.taken[n]) for n in names])[0] if len(names) > 1 else names[0]
+        self.taken[name] += 1
+        group = by_name[name]
+        return group[rng.randrange(len(group))] if len(group) > 1 else group[0]
+
+
+def make_chooser(kind: str):
+    """A fresh chooser (st, rng) -> Action for one game."""
+    if kind == "rare":
+        return RareFirst()
+    if kind in CHOOSERS:
+        return CHOOSERS[kind]
+    raise FuzzError(f"unknown agent '{kind}' (agents: {', '.join(AGENT_KINDS)})")
+
+
+# ---------------------------------------------------------------------- one game
+@attrs.define
+class Outcome:
+    """How one game went.  `failure` is None or (check name, message); `choices` are the
+    indices chosen (the last one included when applying it failed); `actions` their texts."""
+    steps: int = 0
+    terminal: bool = False
+    failure: Optional[tuple] = None
+    choices: list = attrs.field(factory=list)
+    actions: list = attrs.field(factory=list)
+    state: object = None
+
+
+# pick(state, legal actions) -> an index into them, or None to stop the game there
+Picker = Callable[[object, list], Optional[int]]
+
+
+def play_game(game, players: int, seed: int, options: Optional[dict], pick: Picker,
+              max_steps: int = DEFAULT_MAX_STEPS, coverage: Optional[Counter] = None,
+              check_illegal: bool = True, check_replay: bool = True) -> Outcome:
+    """Play one game with `pick`, checking everything before each decision and at the end;
+    stops at the first failure."""
+    out = Outcome()
+    try:
+        st = game.new_state(players=players, seed=seed, options=options, coverage=coverage)
+    except EngineError as e:
+        out.failure = ("start", f"the game could not start: {e}")
+        return out
+    except Exception as e:  # an engine bug: report it, never crash the fuzzer
+        out.failure = ("crash", f"starting the game: {_crash(e)}")
+        return out
+    out.state = st
+    log_checked = 0
+    prev_text = None
+    doing = "checking the state"
+    try:
+        while True:
+            doing = "checking the state"
+            full = st.terminal or out.steps % FULL_ROUND_TRIP_EVERY == 0
+            problems = state_problems(st, log_from=None if full else log_checked)
+            log_checked = len(st.log)
+            if problems:
+                out.failure = (problems[0][0], f"after {out.steps} decisions: {problems[0][1]}")
+                break
+            if st.terminal:
+                out.terminal = True
+                break
+            if out.steps >= max_steps:
+                out.failure = ("termination", f"the game did not end within {max_steps} decisions")
+                break
+            legal = st.legal_actions()
+            if check_illegal and prev_text is not None:
+                doing = f"offering the illegal action '{prev_text}'"
+                problem = _refuses(st, legal, prev_text)
+                if problem is not None:
+                    out.failure = ("illegal action", f"after {out.steps} decisions: {problem}")
+                    break
+            doing = "choosing"
+            i = pick(st, legal)
+            if i is None:
+                break
+            action = legal[i]
+            out.choices.append(i)
+            out.actions.append(action.text)
+            doing = f"applying '{action.text}'"
+            st.apply(action)
+            out.steps += 1
+            prev_text = action.text
+    except IllegalActionError as e:
+        out.failure = ("illegal action", f"after {out.steps} decisions, {doing}: a legal action was refused: {e}")
+    except EngineError as e:
+        out.failure = ("runtime error", f"after {out.steps} decisions, {doing}: {e}")
+    except Exception as e:  # noqa: BLE001 - an engine bug must be a finding, not a crash
+        out.failure = ("crash", f"after {out.steps} decisions, {doing}: {_crash(e)}")
+    if out.failure is None and check_replay:
+        try:
+            again = replay(game, st)
+            a, b = st.to_json(), again.to_json()
+        except Exception as e:  # noqa: BLE001
+            out.failure = ("replay", f"replaying the seed and the {out.steps} actions failed: {_crash(e)}")
+        else:
+            if a != b:
+                out.failure = ("replay", f"replaying the seed and the {out.steps} actions gives a different state "
+                                         f"({_first_difference(a, b)})")
+    return out
+
+
+def _refuses(st, legal: list, text: str) -> Optional[str]:
+    """None when the engine refuses `text` (if it is not legal now) and stays unchanged."""
+    if any(a.text == text for a in legal):
+        return None
+    history, log = len(st.history), len(st.log)
+    try:
+        st.apply(text)
+    except IllegalActionError:
+        pass
+    else:
+        return f"'{text}' is not among the {len(legal)} legal actions, but the engine applied it"
+    if len(st.history) != history or len(st.log) != log:
+        return f"refusing the illegal action '{text}' changed the state"
+    return None
+
+
+def _crash(e: BaseException) -> str:
+    tb = traceback.extract_tb(e.__traceback__)
+    where = f" ({Path(tb[-1].filename).name}:{tb[-1].lineno})" if tb else ""
+    return f"{type(e).__name__}: {e}{where}"
+
+
+def agent_picker(chooser, rng: random.Random) -> Picker:
+    def pick(st, legal):
+        chosen = chooser(st, rng)
+        for i, a in enumerate(legal):
+            if a is chosen:
+                return i
+        texts = [a.text for a in legal]
+        return texts.index(chosen.text if hasattr(chosen, "text") else str(chosen))
+    return pick
+
+
+def list_picker(choices: Sequence[int], texts: Optional[Sequence[str]] = None) -> Picker:
+    """Replays a list of choices, each taken modulo the number of legal actions; with `texts`
+    (the actions' texts when they were recorded), a text that is legal now wins over its
+    index, so a game keeps its later moves when shrinking removes earlier ones."""
+    k = 0
+
+    def pick(st, legal):
+        nonlocal k
+        if k >= len(choices):
+            return None
+        c, k = choices[k], k + 1
+        if texts is not None:
+            text = texts[k - 1]
+            for i, a in enumerate(legal):
+                if a.text == text:
+                    return i
+        return c % len(legal)
+    return pick
+
+
+def text_picker(actions: Sequence[str], on_step: Optional[Callable] = None,
+                diverged: Optional[list] = None) -> Picker:
+    """Replays action texts.  on_step(state, next text or None) runs before each decision.
+    A text that is not legal stops the game, and its explanation goes into `diverged`."""
+    it = iter(actions)
+
+    def pick(st, legal):
+        text = next(it, None)
+        if on_step is not None:
+            on_step(st, text)
+        if text is None:
+            return None
+        for i, a in enumerate(legal):
+            if a.text == text:
+                return i
+        try:
+            why = st.explain_illegal(text)
+        except Exception as e:  # noqa: BLE001
+            why = f"'{text}' is not legal ({_crash(e)})"
+        if diverged is not None:
+            diverged.append(f"after {len(st.history)} decisions the recorded action is not legal: {why}")
+        return None
+    return pick
+
+
+# ---------------------------------------------------------------------- planning a run
+@attrs.frozen
+class GameJob:
+    index: int
+    players: int
+    seed: int
+    agent: str
+    agent_seed: int
+
+
+def game_seed(seed: int, index: int) -> int:
+    return seed * 1_000_003 + index
+
+
+def plan(game, games: int, seed: int = 0, players="all", agents: Sequence[str] = DEFAULT_AGENTS) -> list[GameJob]:
+    model = game.model
+    if games < 1:
+        raise FuzzError("--games must be at least 1")
+    if not agents:
+        raise FuzzError("give at least one agent")
+    for a in agents:
+        make_chooser(a)
+    if players in (None, "all"):
+        counts = list(range(model.min_players, model.max_players + 1))
+    else:
+        n = int(players)
+        if not model.min_players <= n <= model.max_players:
+            raise FuzzError(f"{model.name} is for {model.min_players}-{model.max_players} players, not {n}")
+        counts = [n]
+    jobs = []
+    for i in range(games):
+        s = game_seed(seed, i)
+        jobs.append(GameJob(i, counts[i % len(counts)], s, agents[i % len(agents)], s * 7_919 + 104_729))
+    return jobs
+
+
+def run_job(game, job: GameJob, options: Optional[dict], max_steps: int, coverage: Optional[Counter] = None) -> Outcome:
+    pick = agent_picker(make_chooser(job.agent), random.Random(job.agent_seed))
+    return play_game(game, job.players, job.seed, options, pick, max_steps, coverage)
+
+
+# ---------------------------------------------------------------------- results
+@attrs.define
+class Failure:
+    """One failing game: how to play it again, and what went wrong."""
+    index: int
+    players: int
+    seed: int
+    agent: str
+    agent_seed: int
+    check: str
+    message: str
+    choices: list
+    actions: list
+    original_steps: int = 0  # decisions before shrinking
+
+    @property
+    def steps(self) -> int:
+        return len(self.choices)
+
+
+@attrs.define
+class ChunkResult:
+    """What a batch of games found; results merge the same whatever the batching."""
+    games: int = 0
+    terminal: int = 0
+    decisions: int = 0
+    longest: int = 0
+    coverage: Counter = attrs.field(factory=Counter)
+    by_players: Counter = attrs.field(factory=Counter)
+    by_agent: Counter = attrs.field(factory=Counter)
+    failures: Counter = attrs.field(factory=Counter)         # check -> games
+    first: dict = attrs.field(factory=dict)                  # check -> the Failure of its first game
+    failing: list = attrs.field(factory=list)                # (game index, check), at most MAX_LISTED
+    cpu_seconds: float = 0.0                                  # CPU time the games took (not in summary())
+
+    def add(self, other: "ChunkResult") -> None:
+        self.games += other.games
+        self.terminal += other.terminal
+        self.decisions += other.decisions
+        self.longest = max(self.longest, other.longest)
+        self.cpu_seconds += other.cpu_seconds
+        self.coverage.update(other.coverage)
+        self.by_players.update(other.by_players)
+        self.by_agent.update(other.by_agent)
+        self.failures.update(other.failures)
+        for check, f in other.first.items():
+            if check not in self.first or f.index < self.first[check].index:
+                self.first[check] = f
+        self.failing = sorted(self.failing + other.failing)[:MAX_LISTED]
+
+
+MAX_LISTED = 50
+
+
+@attrs.define
+class FuzzResult:
+    rules: str
+    game: str
+    games: int
+    seed: int
+    players: object
+    options: dict
+    agents: tuple
+    max_steps: int
+    backend: str
+    workers: int
+    totals: ChunkResult
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return not self.totals.failures
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds if self.seconds > 0 else float("inf")
+
+    @property
+    def games_per_cpu_second(self) -> float:
+        """Games per second of CPU time in the workers: what one worker does on an idle core."""
+        cpu = self.totals.cpu_seconds
+        return self.games / cpu if cpu > 0 else float("inf")
+
+    def failures(self) -> list[Failure]:
+        """The first failing game of each check, in order of game index."""
+        return sorted(self.totals.first.values(), key=lambda f: f.index)
+
+    def summary(self) -> dict:
+        """Everything that does not depend on timing, workers or backend (for comparisons)."""
+        t = self.totals
+        return {
+            "games": t.games, "terminal": t.terminal, "decisions": t.decisions, "longest": t.longest,
+            "coverage": dict(sorted(t.coverage.items())), "players": dict(sorted(t.by_players.items())),
+            "agents": dict(sorted(t.by_agent.items())), "failures": dict(sorted(t.failures.items())),
+            "failing": list(t.failing),
+            "first": {k: [f.index, f.message, list(f.choices)] for k, f in sorted(t.first.items())},
+        }
+
+
+# ---------------------------------------------------------------------- running batches
+_GAMES: dict = {}
+
+
+def _game_from_source(path: str, source: str):
+    """Compile the rules once per worker process (Ray workers may not have the file)."""
+    from .game import load_text
+    from .state import stable_hash
+    key = (path, stable_hash(source))
+    game = _GAMES.get(key)
+    if game is None:
+        game = _GAMES[key] = load_text(source, path)
+    return game
+
+
+def run_chunk(payload: tuple) -> tuple[int, ChunkResult]:
+    """Play a batch of games: payload (chunk id, rules path, rules text, options, jobs, max steps).
+    A top-level function, so multiprocessing and Ray can ship it to a worker."""
+    chunk_id, path, source, options, jobs, max_steps = payload
+    game = _game_from_source(path, source)
+    res = ChunkResult()
+    cpu = time.process_time()
+    for job in jobs:
+        out = run_job(game, job, options, max_steps, res.coverage)
+        res.games += 1
+        res.decisions += out.steps
+        res.longest = max(res.longest, out.steps)
+        res.terminal += out.terminal
+        res.by_players[job.players] += 1
+        res.by_agent[job.agent] += 1
+        if out.failure is not None:
+            check, message = out.failure
+            res.failures[check] += 1
+            if len(res.failing) < MAX_LISTED:
+                res.failing.append((job.index, check))
+            if check not in res.first:
+                res.first[check] = Failure(job.index, job.players, job.seed, job.agent, job.agent_seed, check,
+                                           message, list(out.choices), list(out.actions), out.steps)
+    res.cpu_seconds = time.process_time() - cpu
+    return chunk_id, res
+
+
+class Backend:
+    """Runs a function over jobs somewhere: ``map(fn, jobs)`` yields (in any order) fn(job)."""
+    name = "?"
+    workers = 1
+
+    def map(self, fn: Callable, jobs: list) -> Iterator:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class LocalBackend(Backend):
+    """Worker processes on this machine (multiprocessing); one worker runs in this process."""
+    name = "local"
+
+    def __init__(self, workers: int = 1):
+        if workers < 1:
+            raise FuzzError("--workers must be at least 1")
+        self.workers = workers
+
+    def map(self, fn, jobs):
+        if self.workers == 1 or len(jobs) == 1:
+            for j in jobs:
+                yield fn(j)
+            return
+        import multiprocessing
+        with multiprocessing.get_context().Pool(min(self.workers, len(jobs)), initializer=_quiet_worker) as pool:
+            yield from pool.imap_unordered(fn, jobs)
+
+
+def _quiet_worker() -> None:
+    """Ctrl-C stops the run from the main process; workers must not print tracebacks of their own."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class RayBackend(Backend):
+    """A Ray cluster (``address``: "auto", "ray://host:10001", ...; None starts a local instance
+    with ``workers`` CPUs).  Needs the optional extra: pip install rulespec[ray]."""
+    name = "ray"
+
+    def __init__(self, workers: int = 1, address: Optional[str] = None):
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise BackendUnavailable("the Ray backend needs Ray: pip install 'rulespec[ray]'") from None
+        self.workers = workers
+        self.address = address
+        self._started = False
+
+    def map(self, fn, jobs):
+        import ray
+        if not ray.is_initialized():
+            kwargs = {"ignore_reinit_error": True, "include_dashboard": False, "log_to_driver": False,
+                      "configure_logging": False}
+            if self.address:
+                import interpreter
+                import rulespec
+                # ship this package to the cluster's workers, which may not have it installed
+                kwargs["runtime_env"] = {"py_modules": [os.path.dirname(rulespec.__file__),
+                                                        os.path.dirname(interpreter.__file__)]}
+                ray.init(address=self.address, **kwargs)
+            else:
+                ray.init(num_cpus=self.workers, **kwargs)
+            self._started = True
+        remote = ray.remote(fn)
+        pending = [remote.remote(j) for j in jobs]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            yield ray.get(done[0])
+
+    def close(self) -> None:
+        if self._started:
+            import ray
+            ray.shutdown()
+            self._started = False
+
+
+class BackendUnavailable(FuzzError):
+    """The chosen backend cannot run here (a missing optional dependency)."""
+
+
+def make_backend(name: str = "local", workers: int = 1, address: Optional[str] = None) -> Backend:
+    if workers < 1:
+        raise FuzzError("--workers must be at least 1")
+    if name == "local":
+        if address:
+            raise FuzzError("--address is for --backend ray")
+        return LocalBackend(workers)
+    if name == "ray":
+        return RayBackend(workers, address)
+    raise FuzzError(f"unknown backend '{name}' (backends: local, ray)")
+
+
+def fuzz(game, games: int, seed: int = 0, players="all", options: Optional[dict] = None,
+         agents: Sequence[str] = DEFAULT_AGENTS, max_steps: int = DEFAULT_MAX_STEPS,
+         backend: Optional[Backend] = None, progress: Optional[Callable[[int, int], None]] = None,
+         chunk_size: Optional[int] = None) -> FuzzResult:
+    """Play `games` checked games; progress(games done, failing games so far) after each batch."""
+    if max_steps < 1:
+        raise FuzzError("--max-steps must be at least 1")
+    backend = backend or LocalBackend(1)
+    options = dict(options or {})
+    game.new_state(players=game.model.min_players if players in (None, "all") else int(players),
+                   seed=seed, options=options)  # a bad option or player count fails here, early
+    jobs = plan(game, games, seed, players, agents)
+    size = chunk_size or max(1, min(25, math.ceil(games / (backend.workers * 8))))
+    source = game.model.source
+    payloads = [(k, game.path, source, options, jobs[i:i + size], max_steps)
+                for k, i in enumerate(range(0, len(jobs), size))]
+    totals = ChunkResult()
+    results = {}
+    t0 = time.perf_counter()
+    try:
+        for k, res in backend.map(run_chunk, payloads):
+            results[k] = res
+            totals.games += res.games
+            totals.failures.update(res.failures)
+            if progress is not None:
+                progress(totals.games, sum(totals.failures.values()))
+    finally:
+        backend.close()
+    seconds = time.perf_counter() - t0
+    merged = ChunkResult()
+    for k in sorted(results):  # merge in a fixed order: same totals whatever the workers
+        merged.add(results[k])
+    return FuzzResult(game.path, game.name, games, seed, players, options, tuple(agents), max_steps,
+                      backend.name, backend.workers, merged, seconds)
+
+
+# ---------------------------------------------------------------------- shrinking
+def replay_choices(game, failure: Failure, options: Optional[dict], choices: Sequence[int],
+                   max_steps: int = DEFAULT_MAX_STEPS, texts: Optional[Sequence[str]] = None) -> Outcome:
+    return play_game(game, failure.players, failure.seed, options, list_picker(choices, texts), max_steps)
+
+
+def shrink(game, failure: Failure, options: Optional[dict], max_steps: int = DEFAULT_MAX_STEPS,
+           budget: int = 200, seconds: float = 60.0) -> tuple[Failure, int]:
+    """The shortest list of choices found that still fails the same check (delta debugging
+    over the choices, at most `budget` replays or about `seconds`); and the replays used."""
+    deadline = time.perf_counter() + seconds
+    used = 0
+    best = list(zip(failure.choices, failure.actions))  # (index, text) pairs: see list_picker
+    best_out = None
+
+    def fails(pairs: list) -> Optional[Outcome]:
+        nonlocal used
+        used += 1
+        out = replay_choices(game, failure, options, [c for c, _ in pairs], max_steps, [t for _, t in pairs])
+        return out if out.failure is not None and out.failure[0] == failure.check else None
+
+    def left() -> bool:
+        return used < budget and time.perf_counter() < deadline
+
+    out = fails(best)  # the recorded game, cut at the failure, should fail again
+    if out is None:
+        return failure, used  # not reproducible by choices alone: keep it as it was
+    best, best_out = list(zip(out.choices, out.actions)), out
+    n = 2
+    while len(best) >= 1 and left():
+        size = math.ceil(len(best) / n)
+        reduced = False
+        for start in range(0, len(best), size):
+            if not left():
+                break
+            cand = best[:start] + best[start + size:]
+            out = fails(cand)
+            if out is not None:
+                best, best_out = list(zip(out.choices, out.actions)), out  # the failure may come sooner
+                n = max(n - 1, 2)
+                reduced = True
+                break
+        if not reduced:
+            if size <= 1:
+                break
+            n = min(len(best), n * 2)
+    shrunk = attrs.evolve(failure, message=best_out.failure[1], choices=list(best_out.choices),
+                          actions=list(best_out.actions), original_steps=failure.original_steps or failure.steps)
+    return shrunk, used
+
+
+# ---------------------------------------------------------------------- replay and scenario files
+def _slug(text: str, limit: int = 40) -> str:
+    s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return s[:limit].rstrip("-") or "failure"
+
+
+def _relative(target: str, base_dir: Path) -> str:
+    """`target` as a path from base_dir when it was given relative (a project's own layout),
+    else absolute."""
+    if os.path.isabs(target):
+        return target
+    try:
+        return os.path.relpath(os.path.abspath(target), os.path.abspath(base_dir))
+    except ValueError:  # another drive
+        return os.path.abspath(target)
+
+
+def replay_record(game, failure: Failure, options: dict, max_steps: int, base_dir: Path) -> dict:
+    return {
+        "format": REPLAY_FORMAT, "version": REPLAY_VERSION,
+        "game": game.name, "rules": _relative(game.path, base_dir), "rules_sha256": game.source_hash,
+        "players": failure.players, "seed": failure.seed, "options": dict(options),
+        "agent": failure.agent, "agent_seed": failure.agent_seed, "game_index": failure.index,
+        "max_steps": max_steps,
+        "failure": {"check": failure.check, "message": failure.message, "decisions": failure.steps,
+                    "decisions_before_shrinking": failure.original_steps or failure.steps},
+        "choices": list(failure.choices), "actions": list(failure.actions),
+    }
+
+
+def scenario_text(game, failure: Failure, options: dict, base_dir: Path) -> str:
+    """A scenario (interpreter/scenario.py) that replays the failing game and fails the same way."""
+    import yaml
+    doc = {
+        "rules": _relative(game.path, base_dir),
+        "name": f"fuzz: {failure.check} (game {failure.index}, seed {failure.seed})",
+        "doc": failure.message,
+        "players": failure.players, "seed": failure.seed,
+    }
+    if options:
+        doc["options"] = dict(options)
+    steps = [{"play": a} for a in failure.actions]
+    offered = re.search(r"'(.*)' is not among|the illegal action '(.*)' changed", failure.message)
+    if failure.check == "illegal action" and offered:
+        steps.append({"illegal": offered.group(1) or offered.group(2)})  # fails: the engine applies it
+    elif failure.check == "termination":
+        steps.append({"expect": {"terminal": True}})
+    elif failure.check not in ("runtime error", "crash", "start"):
+        steps.append({"check": "all"})  # the state checks (and the replay) fail here
+    doc["steps"] = steps
+    head = ("# Written by rulespec fuzz: replays a failing game. Run: rulespec test THIS_FILE\n"
+            f"# {failure.check}: {failure.message}\n")
+    return head + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=10_000)
+
+
+def write_failure(game, failure: Failure, options: dict, max_steps: int, out_dir) -> tuple[Path, Path]:
+    """Write NAME.replay.json and NAME.yaml into out_dir; their paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = f"{_slug(Path(game.path).stem, 20)}-{_slug(failure.check)}-seed{failure.seed}"
+    rj, sy = out / f"{stem}.replay.json", out / f"{stem}.yaml"
+    rj.write_text(json.dumps(replay_record(game, failure, options, max_steps, out), indent=1) + "\n",
+                  encoding="utf-8")
+    sy.write_text(scenario_text(game, failure, options, out), encoding="utf-8")
+    return rj, sy
+
+
+REPLAY_FIELDS = {"game": str, "rules": str, "players": int, "seed": int, "options": dict, "actions": list}
+
+
+def read_replay(path) -> dict:
+    """Read and validate a replay file (FuzzError with a one-line reason if it is not one)."""
+    p = Path(path)
+    if p.is_dir():
+        raise FuzzError(f"{path} is a directory, not a replay file")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FuzzError(f"no replay file at {path}") from None
+    except UnicodeDecodeError:
+        raise FuzzError(f"{path} is not a replay file (not text)") from None
+    try:
+        d = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise FuzzError(f"{path} is not a replay file (bad JSON at line {e.lineno}: {e.msg})") from None
+    if not isinstance(d, dict) or d.get("format") != REPLAY_FORMAT:
+        raise FuzzError(f"{path} is not a replay file written by rulespec fuzz")
+    for key, t in REPLAY_FIELDS.items():
+        if not isinstance(d.get(key), t) or (t is int and isinstance(d.get(key), bool)):
+            raise FuzzError(f"{path}: the replay's '{key}' is missing or is not a {t.__name__}")
+    if not all(isinstance(a, str) for a in d["actions"]):
+        raise FuzzError(f"{path}: the replay's actions must be texts")
+    f = d.get("failure")
+    if f is not None and not (isinstance(f, dict) and isinstance(f.get("check"), str)):
+        raise FuzzError(f"{path}: the replay's 'failure' is malformed")
+    return d
+
+
+def replay_rules_path(d: dict, replay_path) -> str:
+    rules = Path(d["rules"])
+    if not rules.is_absolute():
+        rules = Path(replay_path).parent / rules
+    return os.path.normpath(rules)
+
+
+def check_replay_game(d: dict, game, path) -> None:
+    """The replay must be of this game and of this version of its rules."""
+    if d["game"] != game.name:
+        raise FuzzError(f"{path} is a replay of {d['game']}, but {game.path} is {game.name}")
+    sha = d.get("rules_sha256")
+    if sha is not None and sha != game.source_hash:
+        raise FuzzError(f"{path} was recorded with a different version of {game.path} "
+                        f"(the rules changed since; the recorded actions may no longer apply)")
+
+
+def run_replay(game, d: dict, on_step: Optional[Callable] = None) -> Outcome:
+    """Replay a replay file's actions with every check.  A recorded action that is not legal
+    any more stops the replay with the failure "replay diverged"."""
+    options = {k: game.parse_option(k, v) for k, v in d["options"].items()}
+    max_steps = d.get("max_steps") if isinstance(d.get("max_steps"), int) else DEFAULT_MAX_STEPS
+    diverged: list = []
+    out = play_game(game, d["players"], d["seed"], options, text_picker(d["actions"], on_step, diverged), max_steps)
+    if diverged and out.failure is None:
+        out.failure = ("replay diverged", diverged[0])
+    return out
+
+
+# ---------------------------------------------------------------------- rule coverage
+@attrs.frozen
+class Rule:
+    kind: str   # action, response, phase, effect, cancelled, event, trigger
+    name: str
+    key: str    # its coverage counter key
+
+
+RULE_KINDS = ("phase", "action", "response", "effect", "cancelled", "event", "trigger")
+
+
+def rule_universe(model) -> list[Rule]:
+    """Every declared rule a game can exercise, in a fixed order."""
+    rules = [Rule("phase", n, "phase:" + n) for n in model.phases]
+    for name, a in model.actions.items():
+        rules.append(Rule("response" if a.respond_to else "action", name, "action:" + name))
+    for name, e in model.effects.items():
+        rules.append(Rule("effect", name, "effect:" + name))
+        if e.cancelled is not None:
+            rules.append(Rule("cancelled", name, "cancelled:" + name))
+    events = list(model.events)
+    for t in model.triggers:  # engine events (phase_start, ...) count when something listens
+        if t.event.name not in events:
+            events.append(t.event.name)
+    rules += [Rule("event", n, "event:" + n) for n in events]
+    rules += [Rule("trigger", t.name, "trigger:" + t.name) for t in model.triggers]
+    order = {k: i for i, k in enumerate(RULE_KINDS)}
+    return sorted(rules, key=lambda r: order[r.kind])  # stable: declaration order within a kind
+
+
+@attrs.frozen
+class Coverage:
+    rules: list       # [(Rule, count)]
+
+    @property
+    def total(self) -> int:
+        return len(self.rules)
+
+    @property
+    def reached(self) -> int:
+        return sum(1 for _, c in self.rules if c)
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.reached / self.total if self.total else 100.0
+
+    def never(self) -> list:
+        return [r for r, c in self.rules if not c]
+
+
+def coverage(model, counter: Counter) -> Coverage:
+    return Coverage([(r, counter.get(r.key, 0)) for r in rule_universe(model)])

@@ -1,0 +1,222 @@
+"""The printing side of ``rulespec fuzz`` and ``rulespec replay`` (the engine side is
+interpreter/fuzz.py).  Progress bars and tables use rich."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def _consoles():
+    from rich.console import Console
+    out = Console(file=sys.stdout, highlight=False, soft_wrap=False)
+    if not out.is_terminal:
+        out = Console(file=sys.stdout, highlight=False, soft_wrap=False, width=120)
+    err = Console(file=sys.stderr, highlight=False)
+    return out, err
+
+
+def _players_arg(value):
+    if value is None or str(value).strip().lower() == "all":
+        return "all"
+    try:
+        return int(value)
+    except ValueError:
+        from .cli import UsageError
+        raise UsageError(f"--players is a number or 'all', not '{value}'") from None
+
+
+def _show_options(options: dict) -> str:
+    if not options:
+        return "defaults"
+    return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in options.items())
+
+
+# ---------------------------------------------------------------------- fuzz
+def fuzz_command(args, load_game, parse_options) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
+        TimeRemainingColumn
+    from rich.markup import escape
+    from rich.table import Table
+
+    from interpreter import fuzz as F
+
+    from .cli import UsageError
+    for name in ("games", "workers", "max_steps", "shrink_budget"):
+        if getattr(args, name) < (0 if name == "shrink_budget" else 1):
+            raise UsageError(f"--{name.replace('_', '-')} must be at least {0 if name == 'shrink_budget' else 1}")
+    if args.coverage_min is not None and not 0 <= args.coverage_min <= 100:
+        raise UsageError("--coverage-min is a percentage, from 0 to 100")
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    bad = [a for a in agents if a not in F.AGENT_KINDS]
+    if bad or not agents:
+        raise UsageError(f"--agents takes a comma-separated list of: {', '.join(F.AGENT_KINDS)}"
+                         + (f" (not '{bad[0]}')" if bad else ""))
+    players = _players_arg(args.players)
+    game = load_game(args.file)
+    options = parse_options(game, args.option)
+    try:
+        backend = F.make_backend(args.backend, args.workers, args.address)
+    except F.FuzzError as e:  # no Ray, an unknown backend, --address without Ray: usage
+        raise UsageError(str(e)) from None
+
+    out, err = _consoles()
+    show_progress = err.is_terminal and not args.quiet
+    progress = Progress(TextColumn("fuzzing [bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("games, {task.fields[failing]} failing"), TimeElapsedColumn(),
+                        TextColumn("eta"), TimeRemainingColumn(), console=err, disable=not show_progress,
+                        transient=False)
+    with progress:
+        task = progress.add_task(escape(game.name), total=args.games, failing=0)
+
+        def update(done: int, failing: int) -> None:
+            progress.update(task, completed=done, failing=failing)
+        try:
+            result = F.fuzz(game, args.games, seed=args.seed, players=players, options=options, agents=agents,
+                            max_steps=args.max_steps, backend=backend, progress=update)
+        except KeyboardInterrupt:
+            progress.stop()
+            print("rulespec fuzz: interrupted", file=sys.stderr)
+            return 1
+    t = result.totals
+    cov = F.coverage(game.model, t.coverage)
+
+    # ------------------------------------------------------------ summary
+    print(f"rulespec fuzz {args.file} ({game.name})", flush=True)
+    table = Table(show_header=False)
+    table.add_column("what", style="bold")
+    table.add_column("value")
+    per_players = ", ".join(f"{n} players: {c}" for n, c in sorted(t.by_players.items()))
+    table.add_row("games", f"{t.games} ({per_players})")
+    table.add_row("agents", ", ".join(f"{a}: {c}" for a, c in sorted(t.by_agent.items())))
+    table.add_row("seed, options", escape(f"{args.seed}; {_show_options(options)}"))
+    table.add_row("ran on", f"{result.backend}, {result.workers} worker{'s' if result.workers != 1 else ''}")
+    table.add_row("games over", f"{t.terminal} of {t.games}")
+    table.add_row("decisions", f"{t.decisions} ({t.decisions / max(1, t.games):.1f} a game, longest {t.longest})")
+    table.add_row("time", f"{result.seconds:.1f} s ({result.games_per_second:.1f} games/s; "
+                          f"{result.games_per_cpu_second:.1f} games per CPU second in the workers)")
+    failing = sum(t.failures.values())
+    table.add_row("failing games", f"[red]{failing}[/red]" if failing else "0")
+    table.add_row("rule coverage", f"{cov.reached} of {cov.total} rules ({cov.percent:.1f}%)")
+    out.print(table)
+
+    # ------------------------------------------------------------ coverage
+    ct = Table(title="Rule coverage", title_justify="left")
+    ct.add_column("kind")
+    ct.add_column("rule")
+    ct.add_column("times", justify="right")
+    for rule, count in cov.rules:
+        ct.add_row(rule.kind, escape(rule.name), f"{count}" if count else "[red]never[/red]")
+    out.print(ct)
+    never = cov.never()
+    line = f"rule coverage: {cov.reached} of {cov.total} rules ({cov.percent:.1f}%)"
+    if never:
+        line += "; never reached: " + ", ".join(f"{r.kind} {r.name}" for r in never)
+    print(line, flush=True)
+
+    # ------------------------------------------------------------ failures
+    status = 0
+    if failing:
+        status = 1
+        ft = Table(title="Failures", title_justify="left")
+        ft.add_column("check")
+        ft.add_column("games", justify="right")
+        ft.add_column("first game")
+        ft.add_column("what went wrong", overflow="fold")
+        for f in result.failures():
+            ft.add_row(escape(f.check), str(t.failures[f.check]),
+                       f"#{f.index} ({f.players} players, seed {f.seed}, {f.agent})", escape(f.message))
+        out.print(ft)
+        for k, f in enumerate(result.failures()):
+            if k >= args.max_reports:
+                print(f"(not written: {len(result.failures()) - k} more kinds of failure; see --max-reports)")
+                break
+            used = 0
+            if args.shrink_budget:
+                f, used = F.shrink(game, f, options, args.max_steps, budget=args.shrink_budget)
+            rj, sy = F.write_failure(game, f, options, args.max_steps, args.out)
+            shrunk = (f"shrunk from {f.original_steps} to {f.steps} decisions ({used} replays)"
+                      if args.shrink_budget else f"{f.steps} decisions (not shrunk)")
+            print(f"FAIL {f.check}: game #{f.index}, {shrunk}\n  {f.message}\n"
+                  f"  replay:   {rj}   (rulespec replay {rj})\n"
+                  f"  scenario: {sy}   (rulespec test {sy})", flush=True)
+    if args.coverage_min is not None and cov.percent < args.coverage_min:
+        print(f"FAIL rule coverage {cov.percent:.1f}% is below --coverage-min {args.coverage_min:g}%"
+              + ("; never reached: " + ", ".join(f"{r.kind} {r.name}" for r in never) if never else ""), flush=True)
+        status = 1
+    if args.json:
+        summary = result.summary()
+        summary.update({"rules": args.file, "game": game.name, "seed": args.seed, "options": options,
+                        "backend": result.backend, "workers": result.workers, "seconds": result.seconds,
+                        "games_per_second": result.games_per_second, "cpu_seconds": t.cpu_seconds,
+                        "games_per_cpu_second": result.games_per_cpu_second,
+                        "rule_coverage": {"reached": cov.reached, "total": cov.total, "percent": cov.percent,
+                                          "never": [f"{r.kind} {r.name}" for r in never]}})
+        summary["first"] = {k: v[:2] for k, v in summary["first"].items()}
+        Path(args.json).write_text(json.dumps(summary, indent=1, default=str) + "\n", encoding="utf-8")
+    print("ok: nothing broke" if status == 0 else "something broke", flush=True)
+    return status
+
+
+# ---------------------------------------------------------------------- replay
+def replay_command(args, load_game) -> int:
+    from interpreter import fuzz as F
+    d = F.read_replay(args.file)
+    rules = args.rules or F.replay_rules_path(d, args.file)
+    if not Path(rules).is_file():
+        raise F.FuzzError(f"the rules file of this replay is not at {rules} (give it with --rules PATH)")
+    game = load_game(rules)
+    F.check_replay_game(d, game, args.file)
+    recorded = d.get("failure")
+    actions = d["actions"]
+    print(f"Replaying {args.file}: {game.name}, {d['players']} players, seed {d['seed']}, "
+          f"options {_show_options(d['options'])}, {len(actions)} actions")
+    if recorded:
+        print(f"recorded failure: {recorded['check']}: {recorded.get('message', '')}")
+    printed = 0
+    state = {"step": 0, "interactive": args.step}
+
+    def show(st) -> None:
+        nonlocal printed
+        lines = st.log_lines()
+        for line in lines[printed:]:
+            print(line)
+        printed = len(lines)
+
+    def on_step(st, text) -> None:
+        show(st)
+        if text is None:
+            return
+        state["step"] += 1
+        if state["interactive"]:
+            try:
+                answer = input(f"[{state['step']}/{len(actions)}] next: {text}  (Enter: play it, c: play "
+                               f"the rest, q: quit) ")
+            except EOFError:
+                answer = "c"
+            if answer.strip().lower() == "q":
+                raise KeyboardInterrupt
+            if answer.strip().lower() == "c":
+                state["interactive"] = False
+
+    try:
+        out = F.run_replay(game, d, on_step)
+    except KeyboardInterrupt:
+        print("replay stopped")
+        return 1
+    if out.state is not None:
+        show(out.state)
+    print(f"replayed {out.steps} of {len(actions)} actions")
+    if out.failure is None:
+        if recorded:
+            print(f"no failure: the recorded failure ({recorded['check']}) does not reproduce")
+        else:
+            print("no failure")
+        return 0
+    check, message = out.failure
+    print(f"failure: {check}: {message}")
+    if recorded and recorded["check"] == check:
+        print("the recorded failure reproduces")
+    elif recorded:
+        print(f"a different failure from the recorded one ({recorded['check']})")
+    return 1

@@ -458,7 +458,13 @@ class Program:
 
     def _e_Range(self, e):
         lo, hi = self.expr(e.lo), self.expr(e.hi)
-        return lambda st, env: list(range(lo(st, env), hi(st, env) + 1))
+
+        def range_(st, env):
+            a, b = lo(st, env), hi(st, env)
+            if b - a >= MAX_RANGE:
+                self.fail(e, f"the range {a}..{b} has more than {MAX_RANGE} numbers")
+            return list(range(a, b + 1))
+        return range_
 
     def _e_IfExpr(self, e):
         c, a, b = self.expr(e.cond), self.expr(e.then), self.expr(e.else_)
@@ -1126,6 +1132,15 @@ class _NoFuse(Exception):
     """This expression cannot be turned into generated code; use closures."""
 
 
+MAX_RANGE = 10_000  # the largest range a rule may build at run time (the checker's limit for constants)
+
+
+def _bounded_range(a: int, b: int) -> list:
+    if b - a >= MAX_RANGE:
+        raise ValueError("range too large")
+    return list(range(a, b + 1))
+
+
 def _players_after(a, n):
     return [(a + k) % n for k in range(1, n + 1)]
 
@@ -1258,8 +1273,8 @@ class _Fuser:
         return f"(not {a})"
 
     def _Range(self, e):
-        self.may_fail = True
-        return f"list(range({self.v(e.lo)}, {self.v(e.hi)} + 1))"
+        self.may_fail = True  # an oversized range raises here; the plain version then reports it
+        return f"{self.bind(_bounded_range)}({self.v(e.lo)}, {self.v(e.hi)})"
 
     def _IfExpr(self, e):
         c = self.v(e.cond)

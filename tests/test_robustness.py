@@ -4,14 +4,17 @@
    misspelt and swapped, extreme numbers, random bytes, truncation, a byte-order mark,
    an empty file): `rulespec check` ends with exit 0 or 1, a located error first, no
    traceback, in bounded time.
-2. A mutant that still checks clean does not crash the engine: random games end, or
-   fail with a rulespec error (RulesError, EngineError), never another Python exception.
+2. A mutant that still checks clean does not crash `graph`, `doc` or the engine: random
+   games (at most 300 decisions each) end, or fail with a rulespec error (RulesError,
+   EngineError), never another Python exception.
 3. Bad input to every command (a missing file, a directory, a binary file, a rules file
    with errors, bad options and player counts, broken scenarios) gives a one-line error
    and exit 1 or 2.
 
 The number of Hypothesis examples per rules file is RULESPEC_ROBUSTNESS_EXAMPLES
-(default 150); a long session outside the suite:
+(default 150; the gentle mutations that reach the engine more often get a sixth of
+that).  Every example runs under an alarm, so a hang fails the test.  A long session
+outside the suite:
 
     RULESPEC_ROBUSTNESS_EXAMPLES=5000 .venv/bin/pytest tests/test_robustness.py \
         -k mutants --hypothesis-show-statistics
@@ -289,7 +292,7 @@ GENTLE = st.one_of(
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
-@settings(max_examples=max(10, EXAMPLES // 5), deadline=None, database=None,
+@settings(max_examples=max(10, EXAMPLES // 6), deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(steps=st.lists(GENTLE, min_size=1, max_size=2))
 def test_gentle_mutants_play_without_crashing(name, steps):
@@ -364,12 +367,9 @@ def test_a_huge_range_at_run_time_is_a_clean_error_of_play(tmp_path):
     assert run("check", path)[0] == 0
     code, out, err = run("play", path, "--max-steps", "5")
     assert_no_traceback(out, err)
-    assert code == 1 and err.strip() == "rulespec play: error: out of memory (does a rule build a huge list or range?)"
+    assert code == 1 and err.startswith("rulespec play: error: ") and "range" in err and len(err.strip().splitlines()) == 1
 
 
-@pytest.mark.xfail(strict=True, raises=MemoryError,
-                   reason="interpreter/compiler.py builds list(range(lo, hi + 1)) without a bound; "
-                          "the MemoryError is not turned into a RuleRuntimeError")
 def test_a_huge_range_at_run_time_is_a_rule_runtime_error(tmp_path):
     path = huge_range_rules(tmp_path)
     play_random_games(path.read_text(encoding="utf-8"), str(path), seeds=(0,))

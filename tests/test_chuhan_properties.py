@@ -80,3 +80,14 @@ def test_responses_are_offered_and_resolved(seed):
         steps += 1
         assert not check_state(state, round_trip=steps % 25 == 0)
     assert state.is_terminal()
+
+
+def test_the_engines_uniqueness_suffix_is_not_taken_for_a_card_name():
+    """Found by `rulespec fuzz` (10,000 games): a Warlords text 'use Zhongli Mo with ... #4' was
+    reported as naming the hidden card '4'."""
+    from interpreter.checks import check_secrecy
+    state = GAME.new_state(players=2, seed=1)
+    legal = state.legal_actions()
+    fake = interpreter.Action(legal[0].name, legal[0].params, legal[0].text + " #4")
+    state._legal = [fake]
+    assert check_secrecy(state) == []

@@ -85,9 +85,16 @@ def test_responses_are_offered_and_resolved(seed):
 def test_the_engines_uniqueness_suffix_is_not_taken_for_a_card_name():
     """Found by `rulespec fuzz` (10,000 games): a Warlords text 'use Zhongli Mo with ... #4' was
     reported as naming the hidden card '4'."""
-    from interpreter.checks import check_secrecy
-    state = GAME.new_state(players=2, seed=1)
+    from interpreter.checks import _hidden_names, check_secrecy
+    for seed in range(50):
+        state = GAME.new_state(players=2, seed=seed)
+        hidden = sorted(n for n in _hidden_names(state, state.current_player) if n.isdigit())
+        if hidden:
+            break
     legal = state.legal_actions()
-    fake = interpreter.Action(legal[0].name, legal[0].params, legal[0].text + " #4")
+    fake = interpreter.Action(legal[0].name, legal[0].params, f"{legal[0].text} #{hidden[0]}")
     state._legal = [fake]
     assert check_secrecy(state) == []
+    named = interpreter.Action(legal[0].name, legal[0].params, f"{legal[0].text} {hidden[0]}")
+    state._legal = [named]
+    assert check_secrecy(state), "a real mention of a hidden card must still be caught"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Iterator, NamedTuple
 
 from .compiler import CAction, CParam, Program, player_name
+from .errors import RuleRuntimeError
 
 
 class Action(NamedTuple):
@@ -21,6 +22,25 @@ class Action(NamedTuple):
 
     def __str__(self) -> str:
         return self.text
+
+
+DEFAULT_MAX_CHOICES = 100_000  # candidate fillings one decision may list (Game.max_choices changes it)
+
+
+class TooManyChoices(Exception):
+    """One decision's candidates passed the limit (turned into a rules error naming the action)."""
+
+
+def _limit(st) -> int:
+    return getattr(st.game, "max_choices", DEFAULT_MAX_CHOICES)
+
+
+def _extend(out: list, items, limit: int) -> None:
+    """out.extend(items), stopping with TooManyChoices once out holds more than `limit`."""
+    for x in items:
+        out.append(x)
+        if len(out) > limit:
+            raise TooManyChoices()
 
 
 _tuple_new = tuple.__new__
@@ -42,8 +62,11 @@ def _multiset_combos(classes: list, k: int, start: int = 0) -> Iterator[list]:
                 yield cards[:take] + rest
 
 
-def _combos(classes: list, k: int, out: list) -> None:
-    """Append every way to take k cards from classes to out (the order of _multiset_combos)."""
+def _combos(classes: list, k: int, out: list, limit: int = DEFAULT_MAX_CHOICES) -> None:
+    """Append every way to take k cards from classes to out (the order of _multiset_combos);
+    TooManyChoices once out would hold more than `limit`."""
+    if k == 2 and len(classes) * (len(classes) + 1) // 2 + len(out) > limit:
+        raise TooManyChoices()
     if k == 1:
         for _, cards in classes:
             out.append([cards[0]])
@@ -57,7 +80,7 @@ def _combos(classes: list, k: int, out: list) -> None:
             for j in range(i + 1, n):
                 out.append([c, classes[j][1][0]])
     elif k > 0:
-        out.extend(_multiset_combos(classes, k))
+        _extend(out, _multiset_combos(classes, k), limit)
 
 
 def _sizes(prog: Program, p: CParam, st, env) -> list:
@@ -102,10 +125,11 @@ def card_choices(prog: Program, p: CParam, st, env) -> list:
     sizes = _sizes(prog, p, st, env)
     if not sizes:
         sizes = range(1, total + 1)
+    limit = _limit(st)
     if p.distinct is not None:
-        return _distinct_choices(prog, p, classes, sizes)
+        return _distinct_choices(prog, p, classes, sizes, limit)
     if p.wild is not None:
-        return _wild_choices(prog, p, st, env, classes, sizes)
+        return _wild_choices(prog, p, st, env, classes, sizes, limit)
     if p.same is not None:
         prop = prog.card_names if p.same == "name" else prog.card_props[p.same]
         groups: dict = {}
@@ -126,7 +150,7 @@ def card_choices(prog: Program, p: CParam, st, env) -> list:
             continue
         for group, total in zip(class_groups, totals):
             if k <= total:
-                _combos(group, k, out)
+                _combos(group, k, out, limit)
     return out
 
 
@@ -138,7 +162,7 @@ def _group_by(prog: Program, prop_name: str, classes: list) -> list:
     return list(groups.values())
 
 
-def _distinct_choices(prog: Program, p: CParam, classes: list, sizes) -> list:
+def _distinct_choices(prog: Program, p: CParam, classes: list, sizes, limit: int) -> list:
     """Sets whose cards all differ in a property: k groups of that property, one card from each."""
     from itertools import combinations, product
     groups = _group_by(prog, p.distinct, classes)
@@ -147,12 +171,11 @@ def _distinct_choices(prog: Program, p: CParam, classes: list, sizes) -> list:
         if k <= 0 or k > len(groups):
             continue
         for chosen in combinations(groups, k):
-            for pick in product(*chosen):
-                out.append([cards[0] for _, cards in pick])
+            _extend(out, ([cards[0] for _, cards in pick] for pick in product(*chosen)), limit)
     return out
 
 
-def _wild_choices(prog: Program, p: CParam, st, env, classes: list, sizes) -> list:
+def _wild_choices(prog: Program, p: CParam, st, env, classes: list, sizes, limit: int) -> list:
     """Sets of alike cards (``same``) that wild cards may join: each group of alike ordinary
     cards with 0..k-1 wilds added, and the wild cards' own groups on their own."""
     wild, plain = [], []
@@ -169,17 +192,19 @@ def _wild_choices(prog: Program, p: CParam, st, env, classes: list, sizes) -> li
         for group, total in plain_groups:
             for j in range(max(0, k - total), min(n_wild, k - 1) + 1):
                 base: list = []
-                _combos(group, k - j, base)
+                _combos(group, k - j, base, limit)
                 extras = extras_by_j.get(j)
                 if extras is None:
                     extras = extras_by_j[j] = []
-                    _combos(wild, j, extras)
+                    _combos(wild, j, extras, limit)
+                if len(out) + len(base) * len(extras) > limit:
+                    raise TooManyChoices()
                 for b in base:
                     for x in extras:
                         out.append(b + x)
         for group, total in wild_groups:
             if k <= total:
-                _combos(group, k, out)
+                _combos(group, k, out, limit)
     return out
 
 
@@ -228,9 +253,22 @@ def candidates(prog: Program, act: CAction, st, actor: int) -> list[dict]:
     params = act.params
     if not params:
         return [{}]
+    try:
+        return _candidates(prog, params, st, _limit(st))
+    except TooManyChoices:
+        raise RuleRuntimeError(
+            f"action '{act.name}' has more than {_limit(st):,} ways to fill its choices at this decision "
+            f"(bound them in the rules: a 'size' for a cards choice, a smaller range; or raise the limit "
+            f"with --max-choices)", prog.path, act.decl.span) from None
+
+
+def _candidates(prog: Program, params: list, st, limit: int) -> list[dict]:
     p = params[0]
     name, cond = p.name, p.cond
-    envs = [{name: v} for v in _param_values(prog, p, st, {})]
+    values = _param_values(prog, p, st, {})
+    if len(values) > limit:
+        raise TooManyChoices()
+    envs = [{name: v} for v in values]
     if cond is not None:
         envs = [env for env in envs if cond(st, env)]
     for p in params[1:]:
@@ -242,6 +280,8 @@ def candidates(prog: Program, act: CAction, st, actor: int) -> list[dict]:
                 env2[name] = v
                 if cond is None or cond(st, env2):
                     nxt.append(env2)
+            if len(nxt) > limit:
+                raise TooManyChoices()
         envs = nxt
     return envs
 
@@ -291,6 +331,7 @@ def legal_actions(prog: Program, st, phase_actions: list, actor: int) -> list[Ac
     out: list[Action] = []
     seen: dict[str, int] = {}
     new_action = _new_action
+    limit = _limit(st)
     for name in phase_actions:
         act = prog.actions[name]
         if act.ready is not None and not act.ready(st, {}):  # checked before any choice is enumerated
@@ -310,6 +351,10 @@ def legal_actions(prog: Program, st, phase_actions: list, actor: int) -> list[Ac
                 else:
                     text = template(st, env) if template is not None else action_text(prog, act, st, env)
                     params = tuple([(n, env[n]) for n in pnames])
+                if len(out) >= limit:
+                    raise RuleRuntimeError(f"more than {limit:,} legal actions at this decision (action '{name}' "
+                                           f"and those before it); raise the limit with --max-choices",
+                                           prog.path, act.decl.span)
                 if text in seen:  # the rules' text template does not tell two choices apart
                     seen[text] += 1
                     text = f"{text} #{seen[text]}"

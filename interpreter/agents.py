@@ -82,7 +82,10 @@ class HumanAgent:
             if not line:
                 raise EOFError
             line = line.strip()
-            if line.isdigit() and 1 <= int(line) <= len(legal):
+            # ASCII digits only ('²' is a digit to Python but not a number), and no more of them
+            # than the list needs (int() refuses numbers of thousands of digits)
+            if line.isascii() and line.isdigit() and len(line) <= len(str(len(legal))) \
+                    and 1 <= int(line) <= len(legal):
                 return legal[int(line) - 1]
             if line in {a.text for a in legal}:
                 return line

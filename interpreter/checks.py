@@ -87,9 +87,10 @@ def check_cards(st: State) -> list[str]:
 def check_round_trip(st: State, log_from: Optional[int] = None) -> list[str]:
     """to_json -> from_json -> to_json gives the same text.
 
-    With ``log_from`` the log (append-only, and the bulk of a long game's JSON) is left
-    out of the whole-state round trip and only its entries from that index on are checked,
-    so checking every step of a long game does not cost time quadratic in its length."""
+    With ``log_from`` the log and the history (append-only, and the bulk of a long game's
+    JSON) are left out of the whole-state round trip; only the log entries from that index
+    on and the newest history entry are checked, so checking every step of a long game
+    costs the same at every step (see full_round_trip_due for when to check everything)."""
     if log_from is None:
         text = st.to_json()
         again = State.from_json(text, st.game).to_json()
@@ -99,6 +100,8 @@ def check_round_trip(st: State, log_from: Optional[int] = None) -> list[str]:
     d = st.to_dict()
     entries = d["log"][log_from:]
     d["log"] = []
+    newest = d["history"][-1:]
+    d["history"] = []
     text = json.dumps(d, separators=(",", ":"), sort_keys=True)
     again = State.from_json(text, st.game).to_json()
     problems = []
@@ -107,7 +110,16 @@ def check_round_trip(st: State, log_from: Optional[int] = None) -> list[str]:
     entries_text = json.dumps(entries, separators=(",", ":"))
     if json.dumps(json.loads(entries_text), separators=(",", ":")) != entries_text:
         problems.append("a log entry does not survive JSON: " + entries_text[:200])
+    if newest and not isinstance(newest[0], str):
+        problems.append(f"the history holds {newest[0]!r}, which is not an action's text")
     return problems
+
+
+def full_round_trip_due(step: int) -> bool:
+    """Check the whole state (log and history included) at decisions 0, 1, 2, 4, 8, ...: the
+    cost of those full checks, spread over a game, stays constant per decision however long
+    the game runs (the other decisions check the state without its log and history)."""
+    return step & (step - 1) == 0
 
 
 def _first_difference(a: str, b: str) -> str:
@@ -266,12 +278,13 @@ class GameReport:
 
 def play_checked(game, players: int, seed: int, options: Optional[dict] = None, agent_seed: int = 0,
                  chooser: Chooser = choose_random, max_steps: int = 20_000, round_trip: bool = True,
-                 secrecy: bool = True, check_replay: bool = True, full_round_trip_every: int = 100) -> GameReport:
+                 secrecy: bool = True, check_replay: bool = True,
+                 full_round_trip_every: Optional[int] = None) -> GameReport:
     """Play one game with `chooser`, checking the state before every decision and at the end.
 
-    The JSON round trip is checked at every step: the whole state (log included) every
-    `full_round_trip_every` steps and at the end, the state without the log plus the new
-    log entries at the other steps.  Stops at the first problem (a rules runtime error is
+    The JSON round trip is checked at every step: the whole state (log included) at the
+    end and every `full_round_trip_every` steps (default: at steps 0, 1, 2, 4, 8, ...), the
+    state without the log plus the new log entries at the other steps.  Stops at the first problem (a rules runtime error is
     reported as a problem too)."""
     report = GameReport(players, seed, dict(options or {}), agent_seed)
     rng = random.Random(agent_seed)
@@ -284,7 +297,8 @@ def play_checked(game, players: int, seed: int, options: Optional[dict] = None, 
     log_checked = 0
     try:
         while True:
-            full = st.is_terminal() or report.steps % max(1, full_round_trip_every) == 0
+            full = st.is_terminal() or (full_round_trip_due(report.steps) if full_round_trip_every is None
+                                        else report.steps % max(1, full_round_trip_every) == 0)
             problems = check_state(st, round_trip=round_trip, secrecy=secrecy,
                                    log_from=None if full else log_checked)
             log_checked = len(st.log)

@@ -861,6 +861,8 @@ class Program:
 
         def play(st, env):
             cs = cards(st, env)
+            if not cs:  # playing no card records no play (a play always has a card)
+                return
             zi = dest(st, env)
             st.move_cards(cs, zi, False)
             st.plays.setdefault(zi, []).append([by(st, env), list(cs)])

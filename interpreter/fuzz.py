@@ -36,13 +36,12 @@ from typing import Callable, Iterator, Optional, Sequence
 
 import attrs
 
-from .checks import CHOOSERS, _first_difference, replay, state_problems
+from .checks import CHOOSERS, _first_difference, full_round_trip_due, replay, state_problems
 from .errors import EngineError, IllegalActionError
 
 AGENT_KINDS = ("random", "rare", "mixed")
 DEFAULT_AGENTS = ("random", "rare")
 DEFAULT_MAX_STEPS = 20_000
-FULL_ROUND_TRIP_EVERY = 100
 REPLAY_FORMAT = "rulespec-replay"
 REPLAY_VERSION = 1
 
@@ -119,7 +118,7 @@ def play_game(game, players: int, seed: int, options: Optional[dict], pick: Pick
     try:
         while True:
             doing = "checking the state"
-            full = st.terminal or out.steps % FULL_ROUND_TRIP_EVERY == 0
+            full = st.terminal or full_round_trip_due(out.steps)
             problems = state_problems(st, log_from=None if full else log_checked)
             log_checked = len(st.log)
             if problems:
@@ -201,16 +200,19 @@ def agent_picker(chooser, rng: random.Random) -> Picker:
     return pick
 
 
-def list_picker(choices: Sequence[int], texts: Optional[Sequence[str]] = None) -> Picker:
+def list_picker(choices: Sequence[int], texts: Optional[Sequence[str]] = None, then_first: bool = False) -> Picker:
     """Replays a list of choices, each taken modulo the number of legal actions; with `texts`
     (the actions' texts when they were recorded), a text that is legal now wins over its
-    index, so a game keeps its later moves when shrinking removes earlier ones."""
+    index, so a game keeps its later moves when shrinking removes earlier ones.  When the list
+    runs out the game stops there, or with `then_first` goes on with the first legal action
+    at every decision (how a game that never ends is shrunk: to a short prefix after which
+    plain play never ends either)."""
     k = 0
 
     def pick(st, legal):
         nonlocal k
         if k >= len(choices):
-            return None
+            return 0 if then_first else None
         c, k = choices[k], k + 1
         if texts is not None:
             text = texts[k - 1]
@@ -222,13 +224,17 @@ def list_picker(choices: Sequence[int], texts: Optional[Sequence[str]] = None) -
 
 
 def text_picker(actions: Sequence[str], on_step: Optional[Callable] = None,
-                diverged: Optional[list] = None) -> Picker:
+                diverged: Optional[list] = None, then_first: bool = False) -> Picker:
     """Replays action texts.  on_step(state, next text or None) runs before each decision.
-    A text that is not legal stops the game, and its explanation goes into `diverged`."""
+    A text that is not legal stops the game, and its explanation goes into `diverged`.
+    When the texts run out the game stops, or with `then_first` goes on with the first
+    legal action at every decision."""
     it = iter(actions)
 
     def pick(st, legal):
         text = next(it, None)
+        if text is None and then_first:
+            text = legal[0].text
         if on_step is not None:
             on_step(st, text)
         if text is None:
@@ -301,6 +307,7 @@ class Failure:
     choices: list
     actions: list
     original_steps: int = 0  # decisions before shrinking
+    then_first: bool = False  # after the choices, the first legal action at every decision (an endless game)
 
     @property
     def steps(self) -> int:
@@ -402,10 +409,12 @@ def _game_from_source(path: str, source: str):
 
 
 def run_chunk(payload: tuple) -> tuple[int, ChunkResult]:
-    """Play a batch of games: payload (chunk id, rules path, rules text, options, jobs, max steps).
+    """Play a batch of games: payload (chunk id, rules path, rules text, options, jobs, max steps,
+    max choices).
     A top-level function, so multiprocessing and Ray can ship it to a worker."""
-    chunk_id, path, source, options, jobs, max_steps = payload
+    chunk_id, path, source, options, jobs, max_steps, max_choices = payload
     game = _game_from_source(path, source)
+    game.max_choices = max_choices
     res = ChunkResult()
     cpu = time.process_time()
     for job in jobs:
@@ -423,7 +432,7 @@ def run_chunk(payload: tuple) -> tuple[int, ChunkResult]:
                 res.failing.append((job.index, check))
             if check not in res.first:
                 res.first[check] = Failure(job.index, job.players, job.seed, job.agent, job.agent_seed, check,
-                                           message, list(out.choices), list(out.actions), out.steps)
+                                           message, list(out.choices), list(out.actions), len(out.choices))
     res.cpu_seconds = time.process_time() - cpu
     return chunk_id, res
 
@@ -537,7 +546,7 @@ def fuzz(game, games: int, seed: int = 0, players="all", options: Optional[dict]
     jobs = plan(game, games, seed, players, agents)
     size = chunk_size or max(1, min(25, math.ceil(games / (backend.workers * 8))))
     source = game.model.source
-    payloads = [(k, game.path, source, options, jobs[i:i + size], max_steps)
+    payloads = [(k, game.path, source, options, jobs[i:i + size], max_steps, game.max_choices)
                 for k, i in enumerate(range(0, len(jobs), size))]
     totals = ChunkResult()
     results = {}
@@ -561,8 +570,10 @@ def fuzz(game, games: int, seed: int = 0, players="all", options: Optional[dict]
 
 # ---------------------------------------------------------------------- shrinking
 def replay_choices(game, failure: Failure, options: Optional[dict], choices: Sequence[int],
-                   max_steps: int = DEFAULT_MAX_STEPS, texts: Optional[Sequence[str]] = None) -> Outcome:
-    return play_game(game, failure.players, failure.seed, options, list_picker(choices, texts), max_steps)
+                   max_steps: int = DEFAULT_MAX_STEPS, texts: Optional[Sequence[str]] = None,
+                   then_first: bool = False) -> Outcome:
+    return play_game(game, failure.players, failure.seed, options, list_picker(choices, texts, then_first),
+                     max_steps)
 
 
 def shrink(game, failure: Failure, options: Optional[dict], max_steps: int = DEFAULT_MAX_STEPS,
@@ -573,16 +584,29 @@ def shrink(game, failure: Failure, options: Optional[dict], max_steps: int = DEF
     used = 0
     best = list(zip(failure.choices, failure.actions))  # (index, text) pairs: see list_picker
     best_out = None
+    # A game that never ends is shrunk to a prefix after which taking the first legal action
+    # at every decision never ends either: the prefix is the replay, and often it is empty.
+    endless = failure.check == "termination"
 
     def fails(pairs: list) -> Optional[Outcome]:
         nonlocal used
         used += 1
-        out = replay_choices(game, failure, options, [c for c, _ in pairs], max_steps, [t for _, t in pairs])
-        return out if out.failure is not None and out.failure[0] == failure.check else None
+        out = replay_choices(game, failure, options, [c for c, _ in pairs], max_steps, [t for _, t in pairs],
+                             then_first=endless)
+        if out.failure is None or out.failure[0] != failure.check:
+            return None
+        if endless:  # keep only the prefix; the rest is "the first legal action" again
+            out.choices, out.actions = [c for c, _ in pairs], [t for _, t in pairs]
+        return out
 
     def left() -> bool:
         return used < budget and time.perf_counter() < deadline
 
+    if endless:
+        out = fails([])
+        if out is not None:
+            return attrs.evolve(failure, message=out.failure[1], choices=[], actions=[], then_first=True,
+                                original_steps=failure.original_steps or failure.steps), used
     out = fails(best)  # the recorded game, cut at the failure, should fail again
     if out is None:
         return failure, used  # not reproducible by choices alone: keep it as it was
@@ -606,7 +630,8 @@ def shrink(game, failure: Failure, options: Optional[dict], max_steps: int = DEF
                 break
             n = min(len(best), n * 2)
     shrunk = attrs.evolve(failure, message=best_out.failure[1], choices=list(best_out.choices),
-                          actions=list(best_out.actions), original_steps=failure.original_steps or failure.steps)
+                          actions=list(best_out.actions), original_steps=failure.original_steps or failure.steps,
+                          then_first=endless)
     return shrunk, used
 
 
@@ -637,10 +662,13 @@ def replay_record(game, failure: Failure, options: dict, max_steps: int, base_di
         "failure": {"check": failure.check, "message": failure.message, "decisions": failure.steps,
                     "decisions_before_shrinking": failure.original_steps or failure.steps},
         "choices": list(failure.choices), "actions": list(failure.actions),
+        # after the actions: "stop", or "first" (the first legal action at every decision, until
+        # the game ends or max_steps: how a game that never ends is replayed from a short prefix)
+        "then": "first" if failure.then_first else "stop",
     }
 
 
-def scenario_text(game, failure: Failure, options: dict, base_dir: Path) -> str:
+def scenario_text(game, failure: Failure, options: dict, base_dir: Path, max_steps: int = DEFAULT_MAX_STEPS) -> str:
     """A scenario (interpreter/scenario.py) that replays the failing game and fails the same way."""
     import yaml
     doc = {
@@ -656,7 +684,7 @@ def scenario_text(game, failure: Failure, options: dict, base_dir: Path) -> str:
     if failure.check == "illegal action" and offered:
         steps.append({"illegal": offered.group(1) or offered.group(2)})  # fails: the engine applies it
     elif failure.check == "termination":
-        steps.append({"expect": {"terminal": True}})
+        steps.append({"finish": max_steps})  # fails: the game does not end within max_steps decisions
     elif failure.check not in ("runtime error", "crash", "start"):
         steps.append({"check": "all"})  # the state checks (and the replay) fail here
     doc["steps"] = steps
@@ -673,7 +701,7 @@ def write_failure(game, failure: Failure, options: dict, max_steps: int, out_dir
     rj, sy = out / f"{stem}.replay.json", out / f"{stem}.yaml"
     rj.write_text(json.dumps(replay_record(game, failure, options, max_steps, out), indent=1) + "\n",
                   encoding="utf-8")
-    sy.write_text(scenario_text(game, failure, options, out), encoding="utf-8")
+    sy.write_text(scenario_text(game, failure, options, out, max_steps), encoding="utf-8")
     return rj, sy
 
 
@@ -702,9 +730,24 @@ def read_replay(path) -> dict:
             raise FuzzError(f"{path}: the replay's '{key}' is missing or is not a {t.__name__}")
     if not all(isinstance(a, str) for a in d["actions"]):
         raise FuzzError(f"{path}: the replay's actions must be texts")
+    version = d.get("version")
+    if version != REPLAY_VERSION or isinstance(version, bool):
+        raise FuzzError(f"{path}: a replay file of version {version!r}; this rulespec reads version {REPLAY_VERSION}")
+    if "max_steps" in d and (not isinstance(d["max_steps"], int) or isinstance(d["max_steps"], bool)
+                             or d["max_steps"] < 1):
+        raise FuzzError(f"{path}: the replay's 'max_steps' must be a whole number of at least 1, "
+                        f"not {d['max_steps']!r} (a corrupt file?)")
+    if d.get("then", "stop") not in ("stop", "first"):
+        raise FuzzError(f"{path}: the replay's 'then' is \"stop\" or \"first\", not {d['then']!r}")
     f = d.get("failure")
     if f is not None and not (isinstance(f, dict) and isinstance(f.get("check"), str)):
         raise FuzzError(f"{path}: the replay's 'failure' is malformed")
+    if f is not None and "decisions" in f:
+        n = f["decisions"]
+        if not isinstance(n, int) or isinstance(n, bool) or n != len(d["actions"]):
+            # e.g. a file whose actions were cut: replaying it would wrongly say the failure is gone
+            raise FuzzError(f"{path}: the recorded failure came after {n!r} decisions but the file holds "
+                            f"{len(d['actions'])} actions (an incomplete or corrupt file)")
     return d
 
 
@@ -723,6 +766,10 @@ def check_replay_game(d: dict, game, path) -> None:
     if sha is not None and sha != game.source_hash:
         raise FuzzError(f"{path} was recorded with a different version of {game.path} "
                         f"(the rules changed since; the recorded actions may no longer apply)")
+    model = game.model
+    if not model.min_players <= d["players"] <= model.max_players:
+        raise FuzzError(f"{path}: a replay for {d['players']} players, but {game.name} is for "
+                        f"{model.min_players}-{model.max_players} (a corrupt file?)")
 
 
 def run_replay(game, d: dict, on_step: Optional[Callable] = None) -> Outcome:
@@ -731,7 +778,8 @@ def run_replay(game, d: dict, on_step: Optional[Callable] = None) -> Outcome:
     options = {k: game.parse_option(k, v) for k, v in d["options"].items()}
     max_steps = d.get("max_steps") if isinstance(d.get("max_steps"), int) else DEFAULT_MAX_STEPS
     diverged: list = []
-    out = play_game(game, d["players"], d["seed"], options, text_picker(d["actions"], on_step, diverged), max_steps)
+    pick = text_picker(d["actions"], on_step, diverged, then_first=d.get("then") == "first")
+    out = play_game(game, d["players"], d["seed"], options, pick, max_steps)
     if diverged and out.failure is None:
         out.failure = ("replay diverged", diverged[0])
     return out

@@ -1,15 +1,18 @@
 """A loaded game: the checked model plus its compiled program; it makes new states."""
 from __future__ import annotations
 
-import functools
-import os
+import hashlib
+from collections import OrderedDict
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Optional, Union
 
-from rulespec.checker import check_file, check_text
+from rulespec.checker import check, check_file, check_text
 from rulespec.diagnostics import did_you_mean
 from rulespec.model import Model
+from rulespec.parser import decode, parse_text
 
+from .actions import DEFAULT_MAX_CHOICES
 from .compiler import Program
 from .errors import EngineError
 from .state import State, stable_hash
@@ -25,6 +28,9 @@ class Game:
         self.path = path
         self.source_hash = stable_hash(model.source)
         self.prog = Program(model, fused=fused)
+        # the most candidate choices one decision may list before the engine stops with a rules
+        # error naming the action (an unbounded 'cards' choice on a big hand has millions)
+        self.max_choices = DEFAULT_MAX_CHOICES
 
     @property
     def name(self) -> str:
@@ -64,28 +70,50 @@ class Game:
 
     def new_state(self, players: Optional[int] = None, seed: int = 0, options: Optional[dict] = None,
                   coverage=None) -> State:
+        """A new game, run to its first decision.  players: a whole number in the game's range
+        (default: its minimum); seed: a whole number; options: a mapping of option name to value."""
         n = self.model.min_players if players is None else players
-        if not isinstance(n, int) or not (self.model.min_players <= n <= self.model.max_players):
-            raise OptionError(f"{self.name} is for {self.model.min_players}-{self.model.max_players} players, not {players}")
+        if not _whole(n) or not (self.model.min_players <= n <= self.model.max_players):
+            raise OptionError(f"{self.name} is for {self.model.min_players}-{self.model.max_players} players, not {players!r}")
+        if not _whole(seed):
+            raise OptionError(f"the seed must be a whole number, not {seed!r}")
+        if options is not None and not isinstance(options, Mapping):
+            raise OptionError(f"options must be a mapping of option name to value, not {type(options).__name__}")
         opts = self.default_options()
         for k, v in (options or {}).items():
+            if not isinstance(k, str):
+                raise OptionError(f"an option's name is text, not {k!r}")
             opts[k] = self.parse_option(k, v)
-        return State.new(self, n, int(seed), opts, coverage)
+        return State.new(self, n, seed, opts, coverage)
 
 
-@functools.lru_cache(maxsize=32)
-def _load_cached(path: str, mtime: float) -> Game:
-    return Game(check_file(path), path)
+def _whole(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+_CACHE: "OrderedDict[tuple, Game]" = OrderedDict()
+_CACHE_SIZE = 32
 
 
 def load(path: Union[str, Path]) -> Game:
-    """Parse, check and compile a rules file (raises rulespec.RulesError with diagnostics)."""
+    """Parse, check and compile a rules file (raises rulespec.RulesError with diagnostics).
+    Games are cached by path and content (a hash of the bytes, not the file's time stamp,
+    which does not change when a file is rewritten within the same tick)."""
     p = str(path)
     try:
-        mtime = os.path.getmtime(p)
-    except (OSError, ValueError):  # no such file, or a NUL byte in the name: check_file reports it
-        mtime = -1.0
-    return _load_cached(p, mtime)
+        data = Path(p).read_bytes()
+    except (OSError, ValueError):  # no such file, a directory, a NUL byte in the name: check_file says so
+        return Game(check_file(p), p)
+    key = (p, hashlib.sha256(data).hexdigest())
+    game = _CACHE.get(key)
+    if game is None:
+        game = Game(check(parse_text(decode(data, p), p)), p)  # the very bytes that were hashed
+        _CACHE[key] = game
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    else:
+        _CACHE.move_to_end(key)
+    return game
 
 
 def load_text(text: str, path: str = "<string>") -> Game:

@@ -57,6 +57,8 @@ steps
     - legal_exactly: [...]          these are exactly the legal actions
     - legal_count: 12               how many actions are legal now
     - position: {...}               set a new position (as above)
+    - finish: 500                   take the first legal action at every decision until the
+                                    game is over; fails if it is not over within 500 decisions
     - check: all                    run the checks fuzzing runs (interpreter/checks.py)
                                     on the state now: cards, invariants, legal,
                                     round_trip, secrecy, replay (or a list of these;
@@ -112,7 +114,7 @@ __all__ = ["Scenario", "ScenarioError", "collect_files", "load_file", "run_file"
 
 TOP_KEYS = ("rules", "name", "doc", "players", "seed", "options", "position", "steps")
 POSITION_KEYS = ("phase", "enter", "active", "zones", "plays", "rest", "keep", "vars")
-STEP_KEYS = ("play", "illegal", "legal", "legal_exactly", "legal_count", "position", "expect", "check")
+STEP_KEYS = ("play", "illegal", "legal", "legal_exactly", "legal_count", "position", "expect", "check", "finish")
 CHECKS = ("cards", "invariants", "legal", "round_trip", "secrecy", "replay")  # for `check:`
 EXPECT_KEYS = ("active", "phase", "terminal", "vars", "zones", "plays", "counts", "scores", "winners",
                "log_contains", "log_lacks", "viewer", "sees", "hidden")
@@ -597,6 +599,8 @@ class _Runner:
             self.set_position(v)
         elif key == "check":
             self.check(v)
+        elif key == "finish":
+            self.finish(v)
         else:
             self.expect(v)
 
@@ -632,6 +636,26 @@ class _Runner:
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             self.fail(node, f"check: {problems[0]}{more}")
+
+    def finish(self, node: yaml.Node):
+        """Take the first legal action at every decision until the game is over; fail if it
+        is not over within the given number of decisions."""
+        limit = self.integer(node, "finish")
+        if limit < 1:
+            self.fail(node, "finish: give the most decisions to play, at least 1")
+        st = self.st
+        for _ in range(limit):
+            if st.is_terminal():
+                return
+            legal = self.legal_now(node)
+            if not legal:
+                self.fail(node, f"finish: no legal action in phase '{st.phase}' and the game is not over")
+            try:
+                st.apply(legal[0])
+            except EngineError as e:
+                self.fail(node, f"finish: '{legal[0]}': {e}")
+        if not st.is_terminal():
+            self.fail(node, f"finish: the game did not end within {limit} decisions (taking the first legal action)")
 
     def legal_now(self, node: yaml.Node) -> list:
         try:

@@ -18,6 +18,7 @@ from .actions import Action, action_text, candidates, failing_precondition, fail
 from .compiler import Program, player_name
 from .errors import GameOver, IllegalActionError, RuleRuntimeError
 from .rng import Rng, seed_state
+from .serialise import StateFormatError, parse_state_text, state_to_dict, validate_state_dict
 
 ENTER, CHECK, AWAIT, AFTER, EXIT, OVER = "enter", "check", "await", "after", "exit", "over"
 NO_RESPONSE = "no response"  # the text of declining to respond in a response window
@@ -308,7 +309,7 @@ class State:
             else:
                 self._legal = []
             self._legal_map = None  # built when first needed
-        return self._legal
+        return list(self._legal)  # the caller's own list: changing it cannot change the state
 
     def _list_actions(self, names: list) -> list:
         self._memo = {}  # nothing changes the state while actions are listed: defs may be memoised
@@ -327,7 +328,9 @@ class State:
         return actions
 
     def legal_action_strings(self) -> list[str]:
-        return [a.text for a in self.legal_actions()]
+        if self._legal is None:
+            self.legal_actions()
+        return [a.text for a in self._legal]
 
     def apply(self, action: Union[Action, str]) -> None:
         legal = self._legal if self._legal is not None else self.legal_actions()
@@ -447,8 +450,14 @@ class State:
             return True
         return slot.visibility == "owner" and slot.owner == viewer
 
-    def observation(self, player: int) -> dict:
-        """What `player` may know: public and own cards by name, other zones as counts."""
+    def observation(self, player: Optional[int]) -> dict:
+        """What `player` (a seat index from 0) may know: public and own cards by name, other
+        zones as counts.  ``None`` is the omniscient view (every card by name: for tools,
+        debugging and logs, never for a player)."""
+        if player is not None and (not isinstance(player, int) or isinstance(player, bool)
+                                   or not 0 <= player < self.n):
+            raise ValueError(f"observation() takes a seat index from 0 to {self.n - 1} (or None for the "
+                             f"omniscient view), not {player!r}")
         prog, names = self.prog, self.prog.card_names
         zones = {}
         for slot in prog.slots:
@@ -504,9 +513,12 @@ class State:
         return lambda v: v
 
     # ------------------------------------------------------------------ the log
-    def log_lines(self, viewer: Optional[int] = None) -> list[str]:
-        """The log as readable lines, masked for `viewer` (None shows everything)."""
-        return [line for e in self.log for line in [self._render(e, viewer)] if line]
+    def log_lines(self, viewer: Optional[int] = None, start: int = 0) -> list[str]:
+        """The log as readable lines, masked for `viewer` (None shows everything); with
+        `start`, only the lines of the log entries from that index on (len(state.log) is
+        where the next new entry will be: printing as a game goes stays linear in time)."""
+        log = self.log if start <= 0 else self.log[start:]
+        return [line for e in log for line in [self._render(e, viewer)] if line]
 
     def _render(self, e: list, viewer: Optional[int]) -> str:
         names, slots = self.prog.card_names, self.prog.slots
@@ -571,43 +583,40 @@ class State:
         return st
 
     def to_dict(self) -> dict:
-        return {
-            "rules": self.game.path, "rules_sha256": self.game.source_hash,
-            "players": self.n, "seed": self.seed, "options": dict(self.opts),
-            "phase": self.phase, "stage": self.stage, "active": self.active, "rng": self.rng,
-            "vars": self.vars, "zones": self.zones,
-            "plays": {str(k): v for k, v in sorted(self.plays.items())},
-            "revealed": self.revealed, "terminal": self.terminal, "winners": self.winners_,
-            "history": self.history, "log": self.log,
-            "stack": self.stack, "entries": self.entries, "next_entry": self.next_entry,
-            "window": self.window, "turn_active": self.turn_active,
-        }
+        return state_to_dict(self)
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), separators=(",", ":"), sort_keys=True)
+        return json.dumps(state_to_dict(self), separators=(",", ":"), sort_keys=True)
 
     @classmethod
     def from_json(cls, text: Union[str, dict], game=None) -> "State":
-        d = json.loads(text) if isinstance(text, str) else text
+        """A state from to_json's text (or its dict).  Without `game` the rules file the state
+        names is loaded.  A state that does not fit its rules raises StateFormatError."""
+        d = parse_state_text(text)
         if game is None:
             from .game import load
-            game = load(d["rules"])
-        if d.get("rules_sha256") not in (None, game.source_hash):
-            raise ValueError(f"this state was saved with a different version of {d['rules']}")
+            rules = d.get("rules")
+            if not isinstance(rules, str):
+                raise StateFormatError("this saved state does not say which rules file it belongs to ('rules')")
+            game = load(rules)
+        validate_state_dict(d, game)
         st = cls.__new__(cls)
         st.game, st.prog = game, game.prog
-        st.n, st.seed, st.opts = d["players"], d["seed"], d["options"]
+        st.n, st.seed, st.opts = d["players"], d["seed"], dict(d["options"])
         st.phase, st.stage, st.active, st.rng = d["phase"], d["stage"], d["active"], d["rng"]
-        st.vars, st.zones = d["vars"], d["zones"]
+        st.vars = [list(v) if isinstance(v, list) else v for v in d["vars"]]
+        st.zones = [list(z) for z in d["zones"]]
         st.where = [0] * game.prog.card_count
         for zi, z in enumerate(st.zones):
             for c in z:
                 st.where[c] = zi
-        st.plays = {int(k): v for k, v in d["plays"].items()}
-        st.revealed, st.terminal, st.winners_ = d["revealed"], d["terminal"], d["winners"]
-        st.history, st.log = d["history"], d["log"]
-        st.stack, st.entries = d.get("stack", []), d.get("entries", [])
-        st.next_entry, st.window, st.turn_active = d.get("next_entry", 0), d.get("window"), d.get("turn_active")
+        st.plays = {int(k): [[p, list(cs)] for p, cs in v] for k, v in d["plays"].items()}
+        st.revealed, st.terminal = list(d["revealed"]), d["terminal"]
+        st.winners_ = list(d["winners"]) if d["winners"] is not None else None
+        st.history, st.log = list(d["history"]), list(d["log"])
+        st.stack, st.entries = list(d["stack"]), [list(e) for e in d["entries"]]
+        st.next_entry, st.turn_active = d["next_entry"], d["turn_active"]
+        st.window = [list(d["window"][0]), d["window"][1]] if d["window"] is not None else None
         st._legal = st._legal_map = None
         st._memo = None
         st.cov = None

@@ -21,6 +21,7 @@ QUANTIFIERS = {"any", "all", "count", "sum", "max", "min", "first", "collect", "
 MAX_PLAYERS = 100      # the engine makes max_players instances of every per-player zone
 MAX_CARDS = 10_000     # physical cards in the whole deck
 MAX_RANGE = 10_000     # numbers in a range written with constant bounds, like 0..5
+MAX_CHOICES = 100_000  # the engine's default limit of candidate choices at one decision (a warning here)
 
 # name -> (type, assignable, description)
 BUILTIN_NAMES = {
@@ -452,6 +453,7 @@ class Checker:
                     if p.same is None:
                         self.error(p.span, "'wild' only goes with 'same' (wild cards join a group of alike cards)")
                 env[p.name] = T.CARDS
+        self.check_choice_count(a)
         for r in a.requires:
             self.expect(r.cond, self.expr(r.cond, env), T.BOOL, "a requirement")
             if isinstance(r.cond, A.BoolLit) and r.cond.value is False:
@@ -462,6 +464,23 @@ class Checker:
             self.template(a.text, env)
         if a.effect is not None:
             self.block(a.effect, dict(env))
+
+    def check_choice_count(self, a: A.ActionDecl) -> None:
+        """Warn where the number of ways to fill an action's choices is plainly too large for
+        one decision to list (the engine stops at MAX_CHOICES with an error naming the action)."""
+        total = 1
+        for p in a.params:
+            if p.kind == "int" and isinstance(p.domain, A.Range):
+                lo, hi = _const_int(p.domain.lo), _const_int(p.domain.hi)
+                if lo is not None and hi is not None:
+                    total *= max(0, hi - lo + 1)
+            if p.kind == "cards" and p.size is None and p.same is None and p.distinct is None:
+                self.warning(p.span, f"'{p.name}' may be any subset of its cards (2^n choices for n cards: "
+                                     f"a million for 20)", "bound it with 'size', e.g. size 1..3")
+        if total > MAX_CHOICES:
+            self.warning(a.span, f"action '{a.name}' has {total:,} combinations of its number choices: more than "
+                                 f"the {MAX_CHOICES:,} one decision may list",
+                         "use smaller ranges, or split the choice into steps")
 
     def effect_or_tag(self, ident: A.Ident) -> None:
         if ident.name not in self.effects and ident.name not in self.effect_tags:

@@ -16,9 +16,20 @@ class UsageError(Exception):
     """Bad command-line usage: exit code 2."""
 
 
-def _load_game(path: str):
+def _load_game(path: str, max_choices: int = None):
     from interpreter import load
-    return load(path)
+    game = load(path)
+    if max_choices is not None:
+        if max_choices < 1:
+            raise UsageError("--max-choices must be at least 1")
+        game.max_choices = max_choices
+    return game
+
+
+def _add_max_choices(p) -> None:
+    p.add_argument("--max-choices", type=int, metavar="N",
+                   help="the most candidate choices one decision may list before the game stops with an "
+                        "error naming the action (default 100000)")
 
 
 def _parse_options(game, pairs: list[str]) -> dict:
@@ -27,8 +38,45 @@ def _parse_options(game, pairs: list[str]) -> dict:
         if "=" not in pair:
             raise UsageError(f"--option needs NAME=VALUE, not '{pair}'")
         k, v = pair.split("=", 1)
+        if k.strip() in out:
+            raise UsageError(f"--option {k.strip()} is given twice")
         out[k.strip()] = game.parse_option(k.strip(), v.strip())
     return out
+
+
+class OutputError(Exception):
+    """A file the command was asked to write cannot be written (the message names it): exit 1."""
+
+
+def write_output(path: str, text: str) -> None:
+    """Write a command's output file; any failure (a missing folder, a full disk, /dev/full)
+    is reported with the file's name."""
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def check_writable(path: str, directory: bool = False) -> None:
+    """Fail before a long run when its output could not be written afterwards."""
+    import os
+    p = Path(path)
+    if p.exists():
+        if directory and not p.is_dir():
+            raise OutputError(f"cannot write into {path}: it is not a folder")
+        if not directory and p.is_dir():
+            raise OutputError(f"cannot write {path}: it is a folder")
+        if not os.access(p, os.W_OK):
+            raise OutputError(f"cannot write {path}: permission denied")
+        return
+    parent = p.parent if str(p.parent) else Path(".")
+    while not parent.exists() and parent != parent.parent:
+        if not directory:
+            raise OutputError(f"cannot write {path}: the folder {parent} does not exist")
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        raise OutputError(f"cannot write {path}: {parent} is not a writable folder")
 
 
 # ---------------------------------------------------------------------- check
@@ -59,7 +107,7 @@ def cmd_graph(args) -> int:
     model = check_file(args.file)
     text = to_mermaid(model) if args.format == "mermaid" else to_dot(model)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        write_output(args.output, text)
     else:
         sys.stdout.write(text)
     return 0
@@ -73,7 +121,7 @@ def cmd_doc(args) -> int:
     fmt = args.format or ("html" if args.output and args.output.endswith((".html", ".htm")) else "md")
     text = to_html(model) if fmt == "html" else to_markdown(model)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        write_output(args.output, text)
         print(f"wrote {args.output}")
     else:
         sys.stdout.write(text)
@@ -87,7 +135,7 @@ def cmd_play(args) -> int:
     from interpreter.agents import HumanAgent, RandomAgent
     if args.max_steps < 1:
         raise UsageError("--max-steps must be at least 1")
-    game = _load_game(args.file)
+    game = _load_game(args.file, args.max_choices)
     options = _parse_options(game, args.option)
     players = args.players if args.players is not None else game.model.min_players
     state = game.new_state(players=players, seed=args.seed, options=options)
@@ -105,10 +153,9 @@ def cmd_play(args) -> int:
             if steps >= args.max_steps:
                 print(f"stopped after {steps} decisions (--max-steps)")
                 return 1
-            lines = state.log_lines(viewer)
-            for line in lines[printed:]:
+            for line in state.log_lines(viewer, printed):
                 print(line)
-            printed = len(lines)
+            printed = len(state.log)
             p = state.current_player
             if not state.legal_actions():
                 print(f"rulespec play: error: the game is stuck: P{p + 1} has no legal action in phase "
@@ -122,8 +169,7 @@ def cmd_play(args) -> int:
                 log_file.write(json.dumps({"decision": steps, "player": p, "action": str(action)}) + "\n")
                 for e in state.log[before:]:
                     log_file.write(json.dumps({"event": e}) + "\n")
-        lines = state.log_lines(viewer)
-        for line in lines[printed:]:
+        for line in state.log_lines(viewer, printed):
             print(line)
         scores = state.scores()
         print("Final scores: " + ", ".join(f"P{p + 1} {s}" for p, s in enumerate(scores)))
@@ -149,7 +195,7 @@ def cmd_bench(args) -> int:
     from interpreter.bench import bench
     if args.games < 1 or args.runs < 1:
         raise UsageError("--games and --runs must be at least 1")
-    game = _load_game(args.file)
+    game = _load_game(args.file, args.max_choices)
     options = _parse_options(game, args.option)
     players = args.players if args.players is not None else game.model.min_players
     game.new_state(players=players, seed=args.seed, options=options)  # fail early on a bad player count
@@ -161,12 +207,12 @@ def cmd_bench(args) -> int:
 # ---------------------------------------------------------------------- fuzz, replay
 def cmd_fuzz(args) -> int:
     from .fuzz_cli import fuzz_command
-    return fuzz_command(args, _load_game, _parse_options)
+    return fuzz_command(args, lambda path: _load_game(path, args.max_choices), _parse_options)
 
 
 def cmd_replay(args) -> int:
     from .fuzz_cli import replay_command
-    return replay_command(args, _load_game)
+    return replay_command(args, lambda path: _load_game(path, args.max_choices))
 
 
 # ---------------------------------------------------------------------- main
@@ -199,6 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--human", type=int, action="append", metavar="SEAT", help="seat (from 1) played from the terminal")
     p.add_argument("--log", metavar="FILE.jsonl", help="write every event and choice as JSON lines")
     p.add_argument("--max-steps", type=int, default=100_000)
+    _add_max_choices(p)
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("test", help="run scenario files (YAML): fixed positions, scripted moves, expected results")
@@ -212,6 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--option", action="append", metavar="NAME=VALUE", default=[])
     p.add_argument("--runs", type=int, default=5, help="repeat the whole benchmark R times; report the median")
+    _add_max_choices(p)
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("fuzz", help="play many checked random games; shrink and save any failure; rule coverage")
@@ -231,12 +279,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--address", help="the Ray cluster to use (with --backend ray; default: a local instance)")
     p.add_argument("--json", metavar="FILE", help="also write the summary as JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    _add_max_choices(p)
     p.set_defaults(func=cmd_fuzz)
 
     p = sub.add_parser("replay", help="step through a failing game saved by rulespec fuzz")
     p.add_argument("file", metavar="REPLAY.json")
     p.add_argument("--step", action="store_true", help="wait for Enter before each action")
     p.add_argument("--rules", metavar="FILE", help="the rules file (default: the one the replay names)")
+    _add_max_choices(p)
     p.set_defaults(func=cmd_replay)
     return ap
 
@@ -260,6 +310,9 @@ def main(argv=None) -> int:
     except UsageError as e:
         print(f"rulespec {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except OutputError as e:
+        print(f"rulespec {args.command}: error: {e}", file=sys.stderr)
+        return 1
     except EngineError as e:
         print(f"rulespec {args.command}: error: {e}", file=sys.stderr)
         return 1
@@ -267,6 +320,7 @@ def main(argv=None) -> int:
         print(f"rulespec {args.command}: error: {e}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # before OSError, its base class: `rulespec play ... | head` is not an error
+        _silence_stdout()
         return 0
     except OSError as e:
         print(f"rulespec {args.command}: error: {e.strerror or e}: {getattr(e, 'filename', '') or ''}", file=sys.stderr)
@@ -275,6 +329,17 @@ def main(argv=None) -> int:
         print(f"rulespec {args.command}: error: out of memory (does a rule build a huge list or range?)",
               file=sys.stderr)
         return 1
+
+
+def _silence_stdout() -> None:
+    """After the reader of our output went away: send what is left to /dev/null, so that
+    Python's own flush at exit does not fail a second time."""
+    import os
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

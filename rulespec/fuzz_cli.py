@@ -13,7 +13,12 @@ def _consoles():
     if not out.is_terminal:
         out = Console(file=sys.stdout, highlight=False, soft_wrap=False, width=120)
     err = Console(file=sys.stderr, highlight=False)
+    out.on_broken_pipe = _broken_pipe  # rich exits with status 1; `rulespec fuzz | head` is no error
     return out, err
+
+
+def _broken_pipe() -> None:
+    raise BrokenPipeError  # rulespec.cli.main turns it into exit status 0
 
 
 def _players_arg(value):
@@ -41,10 +46,11 @@ def fuzz_command(args, load_game, parse_options) -> int:
 
     from interpreter import fuzz as F
 
-    from .cli import UsageError
-    for name in ("games", "workers", "max_steps", "shrink_budget"):
-        if getattr(args, name) < (0 if name == "shrink_budget" else 1):
-            raise UsageError(f"--{name.replace('_', '-')} must be at least {0 if name == 'shrink_budget' else 1}")
+    from .cli import UsageError, check_writable, write_output
+    for name in ("games", "workers", "max_steps", "shrink_budget", "max_reports"):
+        least = 0 if name in ("shrink_budget", "max_reports") else 1
+        if getattr(args, name) < least:
+            raise UsageError(f"--{name.replace('_', '-')} must be at least {least}")
     if args.coverage_min is not None and not 0 <= args.coverage_min <= 100:
         raise UsageError("--coverage-min is a percentage, from 0 to 100")
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
@@ -53,6 +59,10 @@ def fuzz_command(args, load_game, parse_options) -> int:
         raise UsageError(f"--agents takes a comma-separated list of: {', '.join(F.AGENT_KINDS)}"
                          + (f" (not '{bad[0]}')" if bad else ""))
     players = _players_arg(args.players)
+    # outputs that could not be written are found now, not after a long run
+    check_writable(args.out, directory=True)
+    if args.json:
+        check_writable(args.json)
     game = load_game(args.file)
     options = parse_options(game, args.option)
     try:
@@ -134,9 +144,20 @@ def fuzz_command(args, load_game, parse_options) -> int:
             used = 0
             if args.shrink_budget:
                 f, used = F.shrink(game, f, options, args.max_steps, budget=args.shrink_budget)
-            rj, sy = F.write_failure(game, f, options, args.max_steps, args.out)
-            shrunk = (f"shrunk from {f.original_steps} to {f.steps} decisions ({used} replays)"
-                      if args.shrink_budget else f"{f.steps} decisions (not shrunk)")
+            try:
+                rj, sy = F.write_failure(game, f, options, args.max_steps, args.out)
+            except OSError as e:
+                from .cli import OutputError
+                raise OutputError(f"cannot write the failing game into {args.out}: {e.strerror or e}"
+                                  + (f" ({e.filename})" if getattr(e, "filename", None) else "")) from None
+            if not args.shrink_budget:
+                shrunk = f"{f.steps} decisions (not shrunk)"
+            elif f.steps >= f.original_steps and not f.then_first:
+                shrunk = f"{f.steps} decisions (could not be shrunk; {used} replays)"
+            else:
+                shrunk = f"shrunk from {f.original_steps} to {f.steps} decisions ({used} replays)"
+            if f.then_first:
+                shrunk += ", then the first legal action at every decision"
             print(f"FAIL {f.check}: game #{f.index}, {shrunk}\n  {f.message}\n"
                   f"  replay:   {rj}   (rulespec replay {rj})\n"
                   f"  scenario: {sy}   (rulespec test {sy})", flush=True)
@@ -153,7 +174,7 @@ def fuzz_command(args, load_game, parse_options) -> int:
                         "rule_coverage": {"reached": cov.reached, "total": cov.total, "percent": cov.percent,
                                           "never": [f"{r.kind} {r.name}" for r in never]}})
         summary["first"] = {k: v[:2] for k, v in summary["first"].items()}
-        Path(args.json).write_text(json.dumps(summary, indent=1, default=str) + "\n", encoding="utf-8")
+        write_output(args.json, json.dumps(summary, indent=1, default=str) + "\n")
     print("ok: nothing broke" if status == 0 else "something broke", flush=True)
     return status
 
@@ -169,8 +190,10 @@ def replay_command(args, load_game) -> int:
     F.check_replay_game(d, game, args.file)
     recorded = d.get("failure")
     actions = d["actions"]
+    then_first = d.get("then") == "first"
     print(f"Replaying {args.file}: {game.name}, {d['players']} players, seed {d['seed']}, "
-          f"options {_show_options(d['options'])}, {len(actions)} actions")
+          f"options {_show_options(d['options'])}, {len(actions)} actions"
+          + (", then the first legal action at every decision" if then_first else ""))
     if recorded:
         print(f"recorded failure: {recorded['check']}: {recorded.get('message', '')}")
     printed = 0
@@ -178,10 +201,9 @@ def replay_command(args, load_game) -> int:
 
     def show(st) -> None:
         nonlocal printed
-        lines = st.log_lines()
-        for line in lines[printed:]:
+        for line in st.log_lines(None, printed):
             print(line)
-        printed = len(lines)
+        printed = len(st.log)
 
     def on_step(st, text) -> None:
         show(st)
@@ -190,7 +212,7 @@ def replay_command(args, load_game) -> int:
         state["step"] += 1
         if state["interactive"]:
             try:
-                answer = input(f"[{state['step']}/{len(actions)}] next: {text}  (Enter: play it, c: play "
+                answer = input(f"[{state['step']}/{len(actions) if not then_first else '...'}] next: {text}  (Enter: play it, c: play "
                                f"the rest, q: quit) ")
             except EOFError:
                 answer = "c"
@@ -206,7 +228,11 @@ def replay_command(args, load_game) -> int:
         return 1
     if out.state is not None:
         show(out.state)
-    print(f"replayed {out.steps} of {len(actions)} actions")
+    if then_first:
+        print(f"replayed {out.steps} decisions ({min(out.steps, len(actions))} recorded, the rest the first "
+              f"legal action)")
+    else:
+        print(f"replayed {out.steps} of {len(actions)} actions")
     if out.failure is None:
         if recorded:
             print(f"no failure: the recorded failure ({recorded['check']}) does not reproduce")

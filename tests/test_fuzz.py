@@ -179,10 +179,14 @@ def test_a_game_that_does_not_end_is_a_failure(tmp_path, lab):
     result = F.fuzz(lab, 4, max_steps=5)
     assert result.totals.failures == Counter({"termination": 4})
     f, _ = F.shrink(lab, result.failures()[0], {}, max_steps=5)
-    assert f.steps == 5  # it cannot be shorter than the bound
-    _, sy = F.write_failure(lab, f, {}, 5, tmp_path)
-    with pytest.raises(ScenarioError, match="terminal: expected true"):
+    # shrunk to a prefix after which the first legal action at every decision does not end either
+    assert f.then_first and f.steps < 5 and f.original_steps == 5
+    rj, sy = F.write_failure(lab, f, {}, 5, tmp_path)
+    assert json.loads(rj.read_text())["then"] == "first"
+    with pytest.raises(ScenarioError, match="did not end within 5 decisions"):
         run_scenario(load_file(sy)[0])
+    out = F.run_replay(lab, F.read_replay(rj))
+    assert out.failure[0] == "termination" and out.steps == 5
 
 
 def test_an_accepted_illegal_action_is_reported():
@@ -322,7 +326,7 @@ def test_scenarios_for_each_kind_of_failure(lab):
         return yaml.safe_load(F.scenario_text(lab, f, {}, ROOT))["steps"]
     assert steps("illegal action", "after 1 decisions: 'down' is not among the 2 legal actions, but the engine "
                  "applied it")[-1] == {"illegal": "down"}
-    assert steps("termination", "the game did not end within 1 decisions")[-1] == {"expect": {"terminal": True}}
+    assert steps("termination", "the game did not end within 1 decisions")[-1] == {"finish": F.DEFAULT_MAX_STEPS}
     assert steps("runtime error", "after 0 decisions, applying 'up': oops") == [{"play": "up"}]
     assert steps("secrecy", "P2 sees P1's hand")[-1] == {"check": "all"}
 

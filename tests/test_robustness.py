@@ -449,7 +449,7 @@ def test_bad_options_and_players(command, args, code, message):
     ("bench", ["--games", "0"], 2, "--games and --runs must be at least 1"),
     ("bench", ["--runs", "-1"], 2, "--games and --runs must be at least 1"),
     ("graph", ["--format", "png"], 2, "argument --format: invalid choice: 'png'"),
-    ("graph", ["-o", "/nonexistent-dir/g.md"], 1, "No such file or directory: /nonexistent-dir/g.md"),
+    ("graph", ["-o", "/nonexistent-dir/g.md"], 1, "cannot write /nonexistent-dir/g.md: No such file or directory"),
     ("graph", ["--bogus"], 2, "unrecognized arguments: --bogus"),
     ("check", ["--bogus"], 2, "unrecognized arguments: --bogus"),
 ])

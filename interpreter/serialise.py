@@ -1,0 +1,236 @@
+"""A State as plain data and back: ``to_dict`` / ``from_dict``, with a validation that gives
+one clear error for a saved state that cannot be right (a missing key, a card in two zones
+or in none, an index out of range, an unknown phase, a wrong type, another rules file).
+
+The engine's own states always pass; the checks are for files that were edited by hand,
+truncated or written by another version.  Nothing here knows any game.
+"""
+from __future__ import annotations
+
+import json
+from typing import Union
+
+from .errors import EngineError
+
+STAGES = ("enter", "check", "await", "after", "exit", "next", "over")
+MASK64 = (1 << 64) - 1
+
+
+class StateFormatError(EngineError, ValueError):
+    """A saved state that does not fit its rules (the message says what is wrong)."""
+
+
+def state_to_dict(st) -> dict:
+    return {
+        "rules": st.game.path, "rules_sha256": st.game.source_hash,
+        "players": st.n, "seed": st.seed, "options": dict(st.opts),
+        "phase": st.phase, "stage": st.stage, "active": st.active, "rng": st.rng,
+        "vars": st.vars, "zones": st.zones,
+        "plays": {str(k): v for k, v in sorted(st.plays.items())},
+        "revealed": st.revealed, "terminal": st.terminal, "winners": st.winners_,
+        "history": st.history, "log": st.log,
+        "stack": st.stack, "entries": st.entries, "next_entry": st.next_entry,
+        "window": st.window, "turn_active": st.turn_active,
+    }
+
+
+def parse_state_text(text: Union[str, bytes, dict]) -> dict:
+    if isinstance(text, dict):
+        return text
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise StateFormatError(f"a saved state is JSON text or a dict, not {type(text).__name__}")
+    try:
+        d = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise StateFormatError(f"a saved state must be JSON: {e}") from None
+    except RecursionError:
+        raise StateFormatError("a saved state must be JSON: it nests too deeply") from None
+    if not isinstance(d, dict):
+        raise StateFormatError(f"a saved state is a JSON object, not {type(d).__name__}")
+    return d
+
+
+def validate_state_dict(d: dict, game) -> None:
+    """Raise StateFormatError with the first problem of a saved state for `game`."""
+    _Validator(d, game).run()
+
+
+REQUIRED = ("rules_sha256", "players", "seed", "options", "phase", "stage", "active", "rng", "vars", "zones",
+            "plays", "revealed", "terminal", "winners", "history", "log", "stack", "entries", "next_entry",
+            "window", "turn_active")
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+class _Validator:
+    def __init__(self, d: dict, game):
+        self.d, self.game, self.prog = d, game, game.prog
+
+    def fail(self, msg: str):
+        raise StateFormatError(f"this saved state does not fit {self.game.path}: {msg}")
+
+    def need(self, ok: bool, msg: str) -> None:
+        if not ok:
+            self.fail(msg)
+
+    def int_in(self, v, lo: int, hi: int, what: str) -> None:
+        self.need(_is_int(v) and lo <= v < hi, f"{what} must be a whole number from {lo} to {hi - 1}, not {v!r}")
+
+    def player(self, v, what: str, nullable: bool = True) -> None:
+        if v is None and nullable:
+            return
+        self.int_in(v, 0, self.n, what)
+
+    def run(self) -> None:
+        d, prog, model = self.d, self.prog, self.game.model
+        missing = [k for k in REQUIRED if k not in d]
+        self.need(not missing, "missing " + ", ".join(f"'{k}'" for k in missing))
+        self.need(isinstance(d["rules_sha256"], str), "'rules_sha256' must be text")
+        if d["rules_sha256"] != self.game.source_hash:
+            raise StateFormatError(f"this state was saved with a different version of {d.get('rules', 'its rules')}")
+        self.int_in(d["players"], model.min_players, model.max_players + 1, "'players'")
+        self.n = d["players"]
+        self.need(_is_int(d["seed"]), f"'seed' must be a whole number, not {d['seed']!r}")
+        self.int_in(d["rng"], 0, MASK64 + 1, "'rng'")
+        self.options(d["options"])
+        self.need(d["phase"] in prog.phases, f"unknown phase {d['phase']!r}")
+        self.need(d["stage"] in STAGES, f"unknown stage {d['stage']!r}")
+        self.player(d["active"], "'active'")
+        self.need(isinstance(d["terminal"], bool), "'terminal' must be true or false")
+        w = d["winners"]
+        self.need(w is None or isinstance(w, list), "'winners' must be a list of players or null")
+        for p in w or []:
+            self.player(p, "a winner", nullable=False)
+        self.zones(d["zones"])
+        self.vars(d["vars"])
+        self.plays(d["plays"])
+        rv = d["revealed"]
+        self.need(isinstance(rv, list), "'revealed' must be a list of zones")
+        for zi in rv:
+            self.int_in(zi, 0, len(prog.slots), "a revealed zone")
+        self.need(isinstance(d["history"], list) and all(isinstance(h, str) for h in d["history"]),
+                  "'history' must be a list of action texts")
+        self.need(isinstance(d["log"], list) and all(isinstance(e, list) and e and isinstance(e[0], str)
+                                                      for e in d["log"]), "'log' must be a list of log entries")
+        self.stack()
+        self.player(d["turn_active"], "'turn_active'")
+
+    def options(self, opts) -> None:
+        model = self.game.model
+        self.need(isinstance(opts, dict), "'options' must be a mapping")
+        for k, v in opts.items():
+            info = model.options.get(k)
+            self.need(info is not None, f"unknown option {k!r}")
+            t = info.type.name
+            ok = {"bool": isinstance(v, bool), "int": _is_int(v), "text": isinstance(v, str),
+                  "enum": isinstance(v, str) and v in model.enums.get(info.type.enum, ()).members
+                  if t == "enum" else False}.get(t, True)
+            self.need(ok, f"option '{k}' has the value {v!r}, which is not a {info.type}")
+        absent = [k for k in model.options if k not in opts]
+        self.need(not absent, "options missing: " + ", ".join(absent))
+
+    def zones(self, zones) -> None:
+        prog = self.prog
+        self.need(isinstance(zones, list) and len(zones) == len(prog.slots),
+                  f"'zones' must be a list of {len(prog.slots)} zones")
+        seen: dict = {}
+        for zi, z in enumerate(zones):
+            name = prog.slots[zi].name
+            self.need(isinstance(z, list), f"zone {name} must be a list of cards")
+            owner = prog.slots[zi].owner
+            self.need(not (owner is not None and owner >= self.n and z),
+                      f"zone {name} belongs to a seat not in a {self.n}-player game but holds cards")
+            for c in z:
+                self.int_in(c, 0, prog.card_count, f"a card in {name}")
+                self.need(c not in seen, f"card #{c} ({prog.card_names[c]}) is in {prog.slots[seen.get(c, 0)].name} "
+                                         f"and in {name}")
+                seen[c] = zi
+        self.need(len(seen) == prog.card_count,
+                  f"{prog.card_count - len(seen)} card(s) are in no zone "
+                  f"(e.g. #{min(set(range(prog.card_count)) - set(seen), default=0)})")
+        self.where = seen
+
+    def vars(self, values) -> None:
+        prog = self.prog
+        self.need(isinstance(values, list) and len(values) == len(prog.var_defaults),
+                  f"'vars' must be a list of {len(prog.var_defaults)} values")
+        for (info, _), v in zip(prog.var_defaults, values):
+            if info.per_player:
+                self.need(isinstance(v, list) and len(v) == self.n,
+                          f"variable '{info.name}' is per player: a list of {self.n} values")
+                for x in v:
+                    self.value(x, info.type, f"variable '{info.name}'")
+            else:
+                self.value(v, info.type, f"variable '{info.name}'")
+
+    def value(self, v, t, what: str) -> None:
+        name = t.name
+        if name == "list":
+            self.need(isinstance(v, list), f"{what} must be a list")
+            for x in v:
+                self.value(x, t.elem, what)
+        elif name == "int":
+            self.need(_is_int(v), f"{what} must be a whole number, not {v!r}")
+        elif name == "bool":
+            self.need(isinstance(v, bool), f"{what} must be true or false, not {v!r}")
+        elif name == "text":
+            self.need(isinstance(v, str), f"{what} must be text, not {v!r}")
+        elif name == "enum":
+            members = self.game.model.enums[t.enum].members
+            self.need(v is None or v in members, f"{what} must be one of {', '.join(members)}, not {v!r}")
+        elif name == "player":
+            self.player(v, what)
+        elif name == "card":
+            self.need(v is None or (_is_int(v) and 0 <= v < self.prog.card_count), f"{what}: no card {v!r}")
+        elif name == "entry":
+            self.need(v is None or _is_int(v), f"{what} must be a stack entry, not {v!r}")
+        elif name == "play":
+            self.need(isinstance(v, list) and len(v) == 2 and isinstance(v[1], list), f"{what} must be a play")
+
+    def plays(self, plays) -> None:
+        prog = self.prog
+        self.need(isinstance(plays, dict), "'plays' must be a mapping from zone to plays")
+        for k, lst in plays.items():
+            self.need(isinstance(k, str) and k.isdigit() and int(k) in prog.plays_slots,
+                      f"plays recorded for {k!r}, which is not a plays zone")
+            zi = int(k)
+            self.need(isinstance(lst, list) and lst, f"the plays of zone {prog.slots[zi].name} must be a non-empty list")
+            for play in lst:
+                self.need(isinstance(play, list) and len(play) == 2 and isinstance(play[1], list) and play[1],
+                          f"a play in {prog.slots[zi].name} must be [player, [cards]] with at least one card")
+                self.player(play[0], f"the player of a play in {prog.slots[zi].name}", nullable=False)
+                for c in play[1]:
+                    self.need(self.where.get(c) == zi, f"a play in {prog.slots[zi].name} records card {c!r}, "
+                                                       f"which is not there")
+
+    def stack(self) -> None:
+        d, prog = self.d, self.prog
+        entries, stack, nxt, window = d["entries"], d["stack"], d["next_entry"], d["window"]
+        self.need(_is_int(nxt) and nxt >= 0, "'next_entry' must be a whole number")
+        self.need(isinstance(entries, list), "'entries' must be a list")
+        ids = []
+        for e in entries:
+            self.need(isinstance(e, list) and len(e) == 7, "a stack entry must be [id, effect, by, target, cards, "
+                                                           "against, cancelled]")
+            eid, kind, by, target, cards, against, cancelled = e
+            self.need(_is_int(eid) and 0 <= eid < nxt, f"a stack entry has the id {eid!r}")
+            self.need(kind in prog.effects, f"a stack entry names the unknown effect {kind!r}")
+            self.player(by, f"the player of stack entry {eid}")
+            self.player(target, f"the target of stack entry {eid}")
+            self.need(isinstance(cards, list) and all(_is_int(c) and 0 <= c < prog.card_count for c in cards),
+                      f"the cards of stack entry {eid}")
+            self.need(against is None or _is_int(against), f"what stack entry {eid} answers")
+            self.need(isinstance(cancelled, bool), f"whether stack entry {eid} is cancelled")
+            ids.append(eid)
+        self.need(ids == sorted(set(ids)) and (not ids or ids == list(range(ids[0], ids[0] + len(ids)))),
+                  "the stack entries' ids must be consecutive")
+        self.need(isinstance(stack, list) and all(s in ids for s in stack), "'stack' must list ids of its entries")
+        if window is not None:
+            self.need(stack != [], "a response window is open with nothing on the stack")
+            self.need(isinstance(window, list) and len(window) == 2 and isinstance(window[0], list)
+                      and _is_int(window[1]) and 0 <= window[1] <= len(window[0]),
+                      "'window' must be [players asked, index]")
+            for p in window[0]:
+                self.player(p, "a player asked in the window", nullable=False)

@@ -16,6 +16,22 @@ _CMP = {"==": "is", "!=": "is not", "<": "is less than", "<=": "is at most", ">"
 _ARITH = {"+": "plus", "-": "minus", "*": "times", "/": "divided by", "%": "modulo"}
 _ORDINALS = {0: "first", 1: "second", 2: "third", 3: "fourth", -1: "last", -2: "second to last"}
 
+# How loosely each rendering holds together, from loosest to tightest.  The parser drops the
+# source's parentheses, so the English puts them back wherever a reader could otherwise group
+# the words differently from the rules: "a and (b or c)", "(n plus 1) times 2".
+COMMA = 0      # has a comma of its own: "x if c, otherwise y", a list "a, b and c", "for every x in d, c"
+OPEN = 1       # ends in a clause that would run on into the words after it:
+               # "the number of x in d such that c"
+OR, AND, NOT, CMP, RANGE, SUM, PRODUCT, UNARY = 2, 3, 4, 5, 6, 7, 8, 9
+ATOM = 10      # a name, a call, "p's points": nothing can split it
+_BIN_LEVEL = {"or": OR, "and": AND, "+": SUM, "-": SUM, "*": PRODUCT, "/": PRODUCT, "%": PRODUCT,
+              "in": CMP, **{op: CMP for op in ("==", "!=", "<", "<=", ">", ">=")}}
+# Operators whose own chains regroup freely: "a and b and c", "a plus b plus c".
+_ASSOCIATIVE = {"and", "or", "+", "*"}
+# Levels that read alike in English, so that mixing them needs parentheses whichever binds
+# tighter in the language: "a or (b and c)", "a plus (b times c)".
+_FAMILY = {OR: "bool", AND: "bool", SUM: "arith", PRODUCT: "arith"}
+
 
 def words(name: str) -> str:
     """an_identifier -> 'an identifier'."""
@@ -42,6 +58,68 @@ class English:
 
     def _type(self, e) -> T.Type:
         return self.model.types.get(e, T.ANY)
+
+    # ------------------------------------------------------------------ grouping
+    def level(self, e) -> int:
+        """How loosely the English for e holds together (COMMA ... ATOM, see the top of the file)."""
+        if isinstance(e, A.BinOp):
+            if e.op in ("==", "!=") and self._type(e.left) == T.BOOL and isinstance(e.right, A.BoolLit):
+                return self.level(e.left) if e.right.value == (e.op == "==") else NOT  # "a" / "not (a)"
+            return _BIN_LEVEL.get(e.op, CMP)
+        if isinstance(e, A.Unary):
+            if e.op == "-":
+                return UNARY
+            return CMP if self._negated_clause(e.operand) is not None else NOT
+        if isinstance(e, A.Range):
+            return RANGE
+        if isinstance(e, A.IfExpr):
+            return COMMA
+        if isinstance(e, A.ListLit):
+            if len(e.items) == 1:
+                return self.level(e.items[0])
+            return ATOM if not e.items else COMMA
+        if isinstance(e, A.Quant):
+            return self._quant_level(e)
+        if isinstance(e, A.Name) and self.model.refs.get(e, ("local",))[0] == "option" \
+                and self.model.options[e.name].type == T.BOOL:
+            return CMP  # "the bidding option is on"
+        if isinstance(e, A.Call) and e.func == "tagged" and self.model.refs.get(e, ("builtin_func",))[0] != "def":
+            return CMP  # "x is a power effect"
+        if isinstance(e, A.Attr) and e.name == "cancelled" and self.model.refs.get(e, ("",))[0] == "entry_field":
+            return CMP  # "x is cancelled"
+        return ATOM
+
+    def _quant_level(self, e) -> int:
+        if e.kind in ("first", "argmax", "argmin"):
+            return ATOM  # closed by "(nobody if none)" / "(the latest on a tie)"
+        if e.kind == "any" and e.where is None and e.body is None:
+            return CMP   # "d is not empty"
+        if e.kind == "all":
+            return COMMA  # "for every x in d, ..."
+        if e.where is not None or e.body is not None or self.level(e.domain) < ATOM:
+            return OPEN  # ends with a clause (or a domain) that would run on into the next words
+        return ATOM
+
+    def sub(self, e, at_least: int) -> str:
+        """The English for e, in parentheses unless it holds together at least as tightly as at_least."""
+        text = self.expr(e)
+        return f"({text})" if self.level(e) < at_least else text
+
+    def operand(self, e, parent: str, right: bool = False) -> str:
+        """An operand of the binary operator parent, in parentheses where the words alone could
+        be grouped otherwise."""
+        mine, theirs = _BIN_LEVEL.get(parent, CMP), self.level(e)
+        wrap = theirs < mine
+        if theirs > mine and _FAMILY.get(theirs) is not None and _FAMILY.get(theirs) == _FAMILY.get(mine):
+            wrap = True   # "a or b and c" would read as "(a or b) and c"
+        if theirs == mine:
+            same = isinstance(e, A.BinOp) and e.op == parent
+            if mine == CMP:
+                wrap = True   # "a is b is c" has no reading at all
+            elif right and not (same and parent in _ASSOCIATIVE):
+                wrap = True   # "a minus (b minus c)": words are read from the left
+        text = self.expr(e)
+        return f"({text})" if wrap else text
 
     def _IntLit(self, e):
         return str(e.value)
@@ -86,16 +164,17 @@ class English:
         ref = self.model.refs.get(e, ("list",))
         if ref[0] in ("pvar", "pzone"):
             return f"{possessive(self._owner(e.index))} {words(ref[1].name)}"
+        obj = self.sub(e.obj, UNARY)
         if isinstance(e.index, A.IntLit) and e.index.value in _ORDINALS:
-            return f"the {_ORDINALS[e.index.value]} of {self.expr(e.obj)}"
+            return f"the {_ORDINALS[e.index.value]} of {obj}"
         if isinstance(e.index, A.Unary) and e.index.op == "-" and isinstance(e.index.operand, A.IntLit) \
                 and -e.index.operand.value in _ORDINALS:
-            return f"the {_ORDINALS[-e.index.operand.value]} of {self.expr(e.obj)}"
-        return f"item {self.expr(e.index)} (from 0) of {self.expr(e.obj)}"
+            return f"the {_ORDINALS[-e.index.operand.value]} of {obj}"
+        return f"item {self.sub(e.index, ATOM)} (from 0) of {obj}"
 
     def _Attr(self, e):
         ref = self.model.refs.get(e, ("", e.name))
-        obj = self.expr(e.obj)
+        obj = self.sub(e.obj, ATOM)
         if ref[0] == "card_name":
             return f"the name of {obj}"
         if ref[0] == "prop":
@@ -109,7 +188,13 @@ class English:
 
     def _Call(self, e):
         ref = self.model.refs.get(e, ("builtin_func", e.func))
-        args = [self.expr(a) for a in e.args]
+        if ref[0] == "def":  # "f (a, b)": the parentheses and commas already group the arguments,
+            # unless an argument has commas of its own ("x if c, otherwise y")
+            args = [self.sub(a, OPEN) if len(e.args) > 1 else self.expr(a) for a in e.args]
+        elif e.func in ("sorted", "distinct"):  # "x, in order": only another comma could confuse
+            args = [self.sub(a, OPEN) for a in e.args]
+        else:  # the arguments sit inside a phrase: "the number of cards in (a together with b)"
+            args = [self.sub(a, UNARY) for a in e.args]
         if ref[0] == "def":
             name = words(e.func)
             if args:
@@ -143,54 +228,69 @@ class English:
         return f"{words(f)} of {', '.join(args)}"
 
     def _ListLit(self, e):
-        items = [self.expr(x) for x in e.items]
+        items = [self.sub(x, NOT) for x in e.items]  # "a, (b or c) and d"
         if not items:
             return "nothing"
         return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
+    def _negated_clause(self, inner):
+        """'a is not b' for not (a == b), 'the x option is off' for not x; None otherwise."""
+        if isinstance(inner, A.BinOp) and inner.op in ("==", "in") \
+                and not (inner.op == "==" and self._type(inner.left) == T.BOOL and isinstance(inner.right, A.BoolLit)):
+            neg = "is not" if inner.op == "==" else "is not among"
+            return f"{self.operand(inner.left, inner.op)} {neg} {self.operand(inner.right, inner.op, right=True)}"
+        if isinstance(inner, A.Name) and self.level(inner) == CMP:
+            return f"the {words(inner.name)} option is off"
+        return None
+
     def _Unary(self, e):
         if e.op == "-":
-            return f"minus {self.expr(e.operand)}"
-        inner = e.operand
-        if isinstance(inner, A.BinOp) and inner.op in ("==", "in"):
-            neg = "is not" if inner.op == "==" else "is not among"
-            return f"{self.expr(inner.left)} {neg} {self.expr(inner.right)}"
-        if isinstance(inner, (A.Name, A.Call, A.Attr, A.Index)):
-            return f"not {self.expr(inner)}"
-        return f"not ({self.expr(inner)})"
+            return f"minus {self.sub(e.operand, UNARY)}"
+        clause = self._negated_clause(e.operand)
+        if clause is not None:
+            return clause
+        return f"not {self.sub(e.operand, ATOM)}"  # "not (a and b)", "not (a is more than b)"
 
     def _BinOp(self, e):
-        a, b = self.expr(e.left), self.expr(e.right)
+        if e.op in ("==", "!=") and self._type(e.left) == T.BOOL and isinstance(e.right, A.BoolLit):
+            yes = e.right.value == (e.op == "==")   # "a == true" reads "a"
+            return self.expr(e.left) if yes else f"not {self.sub(e.left, ATOM)}"
+        a, b = self.operand(e.left, e.op), self.operand(e.right, e.op, right=True)
         if e.op in ("and", "or"):
             return f"{a} {e.op} {b}"
         if e.op in _CMP:
-            if self._type(e.left) == T.BOOL and e.op in ("==", "!=") and isinstance(e.right, A.BoolLit):
-                yes = e.right.value == (e.op == "==")
-                return a if yes else f"not ({a})"
             return f"{a} {_CMP[e.op]} {b}"
         if e.op == "+" and (T.is_list(self._type(e.left)) or T.is_list(self._type(e.right))):
             return f"{a} together with {b}"
         return f"{a} {_ARITH.get(e.op, e.op)} {b}"
 
     def _Range(self, e):
-        return f"{self.expr(e.lo)} to {self.expr(e.hi)}"
+        return f"{self.sub(e.lo, SUM)} to {self.sub(e.hi, SUM)}"
 
     def _IfExpr(self, e):
-        return f"{self.expr(e.then)} if {self.expr(e.cond)}, otherwise {self.expr(e.else_)}"
+        # the else branch may be another "y if c, otherwise z": it reads like "else if"
+        return f"{self.sub(e.then, OR)} if {self.sub(e.cond, OPEN)}, otherwise {self.expr(e.else_)}"
 
     def _Quant(self, e):
-        x, dom = words(e.var), self.expr(e.domain)
-        where = f" such that {self.expr(e.where)}" if e.where is not None else ""
-        body = self.expr(e.body) if e.body is not None else None
         k = e.kind
-        if k == "any":
-            cond = " and ".join(c for c in (self.expr(e.where) if e.where is not None else None, body) if c)
-            return f"some {x} in {dom} meets: {cond}" if cond else f"{dom} is not empty"
+        # words follow the domain, the condition of first/all/argmax/argmin and the body of
+        # sum/max/min/collect/argmax/argmin: an open clause there would run on into them
+        x, dom = words(e.var), self.sub(e.domain, OR)
+        closed = k in ("first", "all", "argmax", "argmin")
+        where = f" such that {self.sub(e.where, OR) if closed else self.expr(e.where)}" if e.where is not None else ""
+        body = None
+        if e.body is not None:
+            body = self.sub(e.body, UNARY) if k in ("sum", "max", "min", "collect", "argmax", "argmin") \
+                else self.expr(e.body)
+        if k in ("any", "count"):  # the condition and the body both hold: "c and (a or b)"
+            parts = [p for p in (e.where, e.body) if p is not None]
+            cond = " and ".join(self.operand(p, "and", right=i > 0) if len(parts) > 1 else self.expr(p)
+                                for i, p in enumerate(parts))
+            if k == "any":
+                return f"some {x} in {dom} meets: {cond}" if cond else f"{dom} is not empty"
+            return f"the number of {x} in {dom}" + (f" such that {cond}" if cond else "")
         if k == "all":
             return f"for every {x} in {dom}{where}, {body or 'true'}"
-        if k == "count":
-            cond = " and ".join(c for c in (self.expr(e.where) if e.where is not None else None, body) if c)
-            return f"the number of {x} in {dom}" + (f" such that {cond}" if cond else "")
         if k == "first":
             return f"the first {x} in {dom}{where} (nobody if none)"
         if k == "sum":

@@ -44,8 +44,9 @@ class HumanAgent:
     """Shows the player's own view and numbered legal actions; reads a number or an action's text."""
 
     def __init__(self, stdin=None, stdout=None):
-        self.stdin = stdin or sys.stdin
-        self.stdout = stdout or sys.stdout
+        # sys.stdin / sys.stdout are None when the process was started with them closed
+        self.stdin = stdin if stdin is not None else sys.stdin
+        self.stdout = stdout if stdout is not None else (sys.stdout or _Discard())
 
     def show(self, state, player: int) -> None:
         obs = state.observation(player)
@@ -78,9 +79,7 @@ class HumanAgent:
         while True:
             self.stdout.write("choice> ")
             self.stdout.flush()
-            line = self.stdin.readline()
-            if not line:
-                raise EOFError
+            line = self.read_line()
             line = line.strip()
             # ASCII digits only ('²' is a digit to Python but not a number), and no more of them
             # than the list needs (int() refuses numbers of thousands of digits)
@@ -90,6 +89,30 @@ class HumanAgent:
             if line in {a.text for a in legal}:
                 return line
             self.stdout.write(f"  not a choice: give a number from 1 to {len(legal)} or an action's text\n")
+
+
+    def read_line(self) -> str:
+        """The next line typed; EOFError when there is none to come (end of input, or an input
+        that is closed or unreadable): nobody is there to choose, so the game cannot go on."""
+        if self.stdin is None:
+            raise EOFError("standard input is closed")
+        try:
+            line = self.stdin.readline()
+        except (OSError, ValueError) as e:  # ValueError: reading a closed file
+            raise EOFError(f"standard input cannot be read: {getattr(e, 'strerror', None) or e}") from None
+        if not line:
+            raise EOFError("end of standard input")
+        return line
+
+
+class _Discard:
+    """Where the prompt goes when there is no standard output."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
 
 
 def _show(state, t, v) -> str:

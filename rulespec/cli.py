@@ -148,6 +148,7 @@ def cmd_play(args) -> int:
     printed = 0
     viewer = next(iter(humans)) if len(humans) == 1 else None
     steps = 0
+    p = 0
     try:
         while not state.is_terminal():
             if steps >= args.max_steps:
@@ -175,7 +176,13 @@ def cmd_play(args) -> int:
         print("Final scores: " + ", ".join(f"P{p + 1} {s}" for p, s in enumerate(scores)))
         if log_file:
             log_file.write(json.dumps({"final_scores": scores, "winners": state.winners()}) + "\n")
-    except (EOFError, KeyboardInterrupt):
+    except EOFError as e:  # a human's input ended: nobody is left to choose, so the game cannot finish
+        print("\ngame abandoned")
+        why = str(e) or "end of standard input"
+        print(f"rulespec play: error: P{p + 1} plays from the terminal, but no choice came ({why}); "
+              f"game abandoned", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
         print("\ngame abandoned")
         return 1
     finally:

@@ -179,6 +179,30 @@ def test_human_running_out_of_input_abandons_the_game():
     assert "Traceback" not in r.stderr
 
 
+@pytest.mark.parametrize("stdin", ["empty", "closed"])
+def test_play_with_a_human_and_no_input_exits_non_zero_with_one_line(stdin):
+    """stdin at its end (</dev/null) or closed altogether (0<&-, where sys.stdin is None)."""
+    import os
+    r = subprocess.run([sys.executable, "-m", "rulespec.cli", "play", "games/charuma.rules", "--human", "1"],
+                       stdin=subprocess.DEVNULL if stdin == "empty" else None, capture_output=True, text=True,
+                       cwd=ROOT, timeout=120, preexec_fn=(lambda: os.close(0)) if stdin == "closed" else None)
+    assert r.returncode == 1, r.stdout[-300:] + r.stderr
+    assert "Traceback" not in r.stderr
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("rulespec play: error: P1 plays from the terminal")
+    assert "game abandoned" in r.stderr
+
+
+def test_human_agent_treats_an_unreadable_input_as_the_end(game):
+    st = game.new_state(players=3, seed=1)
+    closed = io.StringIO("1\n")
+    closed.close()
+    for stdin in (closed, None):
+        agent = HumanAgent(stdin=closed, stdout=io.StringIO())
+        agent.stdin = stdin   # None: what sys.stdin is when the process starts with it closed
+        with pytest.raises(EOFError):
+            agent.choose(st, st.current_player)
+
+
 # ---------------------------------------------------------------------- bad input: one line, no traceback
 @pytest.mark.parametrize("args,code,message", [
     (["--option", "bid=1"], 1, "unknown option 'bid' for Charuma; did you mean 'bidding'?"),

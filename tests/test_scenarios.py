@@ -141,6 +141,8 @@ def test_cards_after_plus_may_be_written_in_any_order(tmp_path):
           zones:
             open[P1]: [red 8, blue 8]
             hand[P1]: [red 9]
+            open[P2]: [red 2]     # hands differ by at most 2 cards in a trick (an invariant)
+            open[P3]: [blue 2]
         steps:
           - legal: [lead red 8 (open) + blue 8 (open), lead blue 8 (open) + red 8 (open)]
           - play: lead blue 8 (open) + red 8 (open)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Iterator, NamedTuple
 
+from .abilities import active_for
+from .choices import card_text, has_marker, param_values, value_text
 from .compiler import CAction, CParam, Program, player_name
 from .errors import RuleRuntimeError
 
@@ -44,6 +46,7 @@ def _extend(out: list, items, limit: int) -> None:
 
 
 _tuple_new = tuple.__new__
+_YES_NO = (True, False)
 
 
 def _new_action(name: str, params: tuple, text: str) -> Action:
@@ -90,38 +93,73 @@ def _sizes(prog: Program, p: CParam, st, env) -> list:
     return v if isinstance(v, list) else [v]
 
 
-def card_choices(prog: Program, p: CParam, st, env) -> list:
-    """Every distinct choice for a card / cards parameter: alike cards (same name, same zone)
-    are interchangeable, so each combination of kinds appears once."""
+def card_choices(prog: Program, p: CParam, st, env, who=None, name: str = None) -> list:
+    """Every distinct choice for a card / cards parameter: alike cards (same name and
+    properties, same zone) are interchangeable, so each combination of kinds appears once.
+    Cards `who` cannot see are alike too: a hidden zone is one class of face-down markers
+    (choices.py).  With `name`, only cards of that name (visible ones) are offered."""
+    if who is None:
+        who = st.active
     by_class: dict = {}
-    if p.zones is not None:  # zones: group by (name, zone) without building (card, zone) pairs
-        kind, n_slots, zones = prog.card_kind, len(prog.slots), st.zones
-        total = 0
+    total = 0
+    kind, n_slots = prog.card_kind, len(prog.slots)
+    names = prog.card_names
+    seen_zone: dict = {}  # zone -> can `who` see it?
+    if p.zones is not None:  # zones: group by (kind, zone) without building (card, zone) pairs
+        zones, slots = st.zones, prog.slots
         for zf in p.zones:
             zi = zf(st, env)
             zone = zones[zi]
-            total += len(zone)
+            slot = slots[zi]
+            if not (slot.visibility == "public" or (slot.visibility == "owner" and slot.owner == who)
+                    or who is None or zi in st.revealed):
+                if zone and name is None:
+                    by_class[("face down", zi)] = [prog.card_count + zi] * len(zone)
+                    total += len(zone)
+                continue
+            if name is None:
+                total += len(zone)
+                for c in zone:
+                    key = kind[c] * n_slots + zi
+                    cs = by_class.get(key)
+                    if cs is None:
+                        by_class[key] = [c]
+                    else:
+                        cs.append(c)
+                continue
             for c in zone:
-                key = kind[c] * n_slots + zi
-                cs = by_class.get(key)
-                if cs is None:
-                    by_class[key] = [c]
-                else:
-                    cs.append(c)
+                if names[c] == name:
+                    total += 1
+                    key = kind[c] * n_slots + zi
+                    cs = by_class.get(key)
+                    if cs is None:
+                        by_class[key] = [c]
+                    else:
+                        cs.append(c)
     else:
-        pairs = p.domain(st, env)
-        total = len(pairs)
-        names = prog.card_names
-        for c, zi in pairs:
-            key = (names[c], zi)
+        for c, zi in p.domain(st, env):
+            visible = seen_zone.get(zi)
+            if visible is None:
+                visible = seen_zone[zi] = st.can_see(zi, who)
+            if not visible:
+                if name is None:
+                    by_class.setdefault(("face down", zi), []).append(prog.card_count + zi)
+                    total += 1
+                continue
+            if name is not None and names[c] != name:
+                continue
+            total += 1
+            key = kind[c] * n_slots + zi
             cs = by_class.get(key)
             if cs is None:
                 by_class[key] = [c]
             else:
                 cs.append(c)
-    if p.kind == "card":
+    if p.kind in ("card", "use"):
         return [cards[0] for cards in by_class.values()]
     classes = list(by_class.items())
+    if p.same is not None or p.distinct is not None or p.wild is not None:
+        classes = [item for item in classes if not isinstance(item[0], tuple)]  # face-down cards have no known values
     sizes = _sizes(prog, p, st, env)
     if not sizes:
         sizes = range(1, total + 1)
@@ -208,23 +246,33 @@ def _wild_choices(prog: Program, p: CParam, st, env, classes: list, sizes, limit
     return out
 
 
-def _param_values(prog: Program, p: CParam, st, env):
+def _param_values(prog: Program, p: CParam, st, env, who: int):
     if p.kind in ("int", "enum"):
         return p.domain(st, env)
+    if p.kind == "bool":
+        return _YES_NO
     if p.kind == "player":
         return range(st.n)
-    return card_choices(prog, p, st, env)
+    if p.kind in ("card", "cards"):
+        return card_choices(prog, p, st, env, who)
+    return param_values(prog, p, st, env, who)
 
 
 def _formatter(prog: Program, p: CParam):
     """A function (state, value) -> the value's text in an action's default text."""
+    if p.kind not in ("int", "enum", "player", "card", "cards", "bool") or prog.has_labels or \
+            (p.kind == "player" and p.nullable):
+        return lambda st, v: value_text(prog, p, st, v)
     if p.kind == "int":
         return lambda st, v: str(v)
+    if p.kind == "bool":
+        return lambda st, v: "yes" if v else "no"
     if p.kind == "enum":
         return lambda st, v: str(v).replace("_", " ")
     if p.kind == "player":
         return lambda st, v: player_name(v)
     names = prog.card_names
+    n_cards = prog.card_count
     if p.multi_zone:
         zone_of = prog.slot_zone
         labels: dict = {}
@@ -236,25 +284,27 @@ def _formatter(prog: Program, p: CParam):
                 t = labels[key] = f"{names[c]} ({zone_of[zi]})"
             return t
         if p.kind == "card":
-            return lambda st, v: label(v, st.where[v])
-        return lambda st, v: " + ".join([label(c, st.where[c]) for c in v])
+            return lambda st, v: label(v, st.where[v]) if v < n_cards else card_text(prog, st, v, True)
+        return lambda st, v: " + ".join([label(c, st.where[c]) if c < n_cards else card_text(prog, st, c, True)
+                                         for c in v])
     if p.kind == "card":
-        return lambda st, v: names[v]
-    return lambda st, v: " + ".join([names[c] for c in v])
+        return lambda st, v: names[v] if v < n_cards else card_text(prog, st, v, False)
+    return lambda st, v: " + ".join([names[c] if c < n_cards else card_text(prog, st, c, False) for c in v])
 
 
 def _format(prog: Program, p: CParam, st, v) -> str:
     return _formatter(prog, p)(st, v)
 
 
-def candidates(prog: Program, act: CAction, st, actor: int) -> list[dict]:
+def candidates(prog: Program, act: CAction, st, actor: int, base: dict = None) -> list[dict]:
     """Every filling of the action's parameters (before requirements), as the env it binds,
-    in order: the first parameter varies slowest."""
+    in order: the first parameter varies slowest.  `base`: names every filling starts with
+    (owner and self for an action a card gives)."""
     params = act.params
     if not params:
-        return [{}]
+        return [dict(base) if base else {}]
     try:
-        return _candidates(prog, params, st, _limit(st))
+        return _candidates(prog, params, st, _limit(st), actor, base or {})
     except TooManyChoices:
         raise RuleRuntimeError(
             f"action '{act.name}' has more than {_limit(st):,} ways to fill its choices at this decision "
@@ -262,35 +312,47 @@ def candidates(prog: Program, act: CAction, st, actor: int) -> list[dict]:
             f"with --max-choices)", prog.path, act.decl.span) from None
 
 
-def _candidates(prog: Program, params: list, st, limit: int) -> list[dict]:
+def _candidates(prog: Program, params: list, st, limit: int, who: int, base: dict) -> list[dict]:
     p = params[0]
     name, cond = p.name, p.cond
-    values = _param_values(prog, p, st, {})
+    values = _param_values(prog, p, st, base, who)
     if len(values) > limit:
         raise TooManyChoices()
-    envs = [{name: v} for v in values]
+    if base:
+        envs = [{**base, name: v} for v in values]
+    else:
+        envs = [{name: v} for v in values]
     if cond is not None:
-        envs = [env for env in envs if cond(st, env)]
+        envs = [env for env in envs if cond(st, env) or has_marker(prog, p.kind, env[name])]
+    if p.kind == "player" and p.nullable and not envs:
+        envs = [{**base, name: None}]  # 'player or none': none only when no player qualifies
     for p in params[1:]:
         name, cond = p.name, p.cond
         nxt = []
         for env in envs:
-            for v in _param_values(prog, p, st, env):
+            found = False
+            for v in _param_values(prog, p, st, env, who):
                 env2 = dict(env)
                 env2[name] = v
-                if cond is None or cond(st, env2):
+                if cond is None or cond(st, env2) or has_marker(prog, p.kind, v):
                     nxt.append(env2)
+                    found = True
+            if not found and p.kind == "player" and p.nullable:
+                env2 = dict(env)
+                env2[name] = None
+                nxt.append(env2)
             if len(nxt) > limit:
                 raise TooManyChoices()
         envs = nxt
     return envs
 
 
-def failing_precondition(act: CAction, st):
-    if act.ready is not None and act.ready(st, {}):
+def failing_precondition(act: CAction, st, base: dict = None):
+    base = base or {}
+    if act.ready is not None and act.ready(st, base):
         return None
     for f, msg, r in act.preconditions:
-        if not f(st, {}):
+        if not f(st, base):
             return msg, r
     return None
 
@@ -327,38 +389,64 @@ def action_text(prog: Program, act: CAction, st, env) -> str:
     return " ".join([act.name] + [fmt(st, env[n]) for n, fmt in zip(plan.pnames, plan.formatters)])
 
 
-def legal_actions(prog: Program, st, phase_actions: list, actor: int) -> list[Action]:
+def ability_bases(st, act: CAction, actor: int) -> list:
+    """The starting names of each way `actor` may take the action: {} for a rules action;
+    {owner, self} for each copy of the card that gives it and works for the actor now."""
+    if act.ability is None:
+        return [{}]
+    return [{"owner": actor, "self": c} for c in active_for(st, act.ability, actor)]
+
+
+def legal_actions(prog: Program, st, phase_actions: list, actor: int, phase_ready=None) -> list[Action]:
+    """The legal actions among `phase_actions` for `actor`; phase_ready: the phase's own
+    requirements, which every one of its actions needs."""
     out: list[Action] = []
     seen: dict[str, int] = {}
     new_action = _new_action
     limit = _limit(st)
+    if phase_ready is not None and not phase_ready(st, {}):
+        return out
     for name in phase_actions:
         act = prog.actions[name]
+        if act.ability is not None:
+            for base in ability_bases(st, act, actor):
+                _list_one(prog, st, act, actor, base, out, seen, limit)
+            continue
         if act.ready is not None and not act.ready(st, {}):  # checked before any choice is enumerated
             continue
-        plan = _plan(prog, act)
-        holds, pnames = act.holds, plan.pnames
-        template = act.text
-        single = len(pnames) == 1 and template is None
-        if single:
-            fmt, prefix = plan.formatters[0], name + " "
-        for env in candidates(prog, act, st, actor):
-            if holds is None or holds(st, env):
-                if single:
-                    v = env[pnames[0]]
-                    text = prefix + fmt(st, v)
-                    params = ((pnames[0], v),)
-                else:
-                    text = template(st, env) if template is not None else action_text(prog, act, st, env)
-                    params = tuple([(n, env[n]) for n in pnames])
-                if len(out) >= limit:
-                    raise RuleRuntimeError(f"more than {limit:,} legal actions at this decision (action '{name}' "
-                                           f"and those before it); raise the limit with --max-choices",
-                                           prog.path, act.decl.span)
-                if text in seen:  # the rules' text template does not tell two choices apart
-                    seen[text] += 1
-                    text = f"{text} #{seen[text]}"
-                else:
-                    seen[text] = 1
-                out.append(new_action(name, params, text))
+        _list_one(prog, st, act, actor, None, out, seen, limit)
     return out
+
+
+def _list_one(prog: Program, st, act: CAction, actor: int, base, out: list, seen: dict, limit: int) -> None:
+    name = act.name
+    new_action = _new_action
+    if base is not None and act.ready is not None and not act.ready(st, base):
+        return
+    plan = _plan(prog, act)
+    holds, pnames = act.holds, plan.pnames
+    template = act.text
+    single = len(pnames) == 1 and template is None and base is None
+    if single:
+        fmt, prefix = plan.formatters[0], name + " "
+    for env in candidates(prog, act, st, actor, base):
+        if holds is None or holds(st, env):
+            if single:
+                v = env[pnames[0]]
+                text = prefix + fmt(st, v)
+                params = ((pnames[0], v),)
+            else:
+                text = template(st, env) if template is not None else action_text(prog, act, st, env)
+                params = tuple([(n, env[n]) for n in pnames])
+                if base is not None:
+                    params += (("owner", actor), ("self", base["self"]))
+            if len(out) >= limit:
+                raise RuleRuntimeError(f"more than {limit:,} legal actions at this decision (action '{name}' "
+                                       f"and those before it); raise the limit with --max-choices",
+                                       prog.path, act.decl.span)
+            if text in seen:  # the rules' text template does not tell two choices apart
+                seen[text] += 1
+                text = f"{text} #{seen[text]}"
+            else:
+                seen[text] = 1
+            out.append(new_action(name, params, text))

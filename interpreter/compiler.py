@@ -21,6 +21,7 @@ from rulespec import ast as A
 from rulespec import types as T
 from rulespec.model import Model
 
+from .abilities import CAbility
 from .errors import GameOver, RuleRuntimeError
 from .rng import Rng
 
@@ -50,6 +51,9 @@ class CParam:
     zones: Optional[list] = None  # when the domain is zones (or a sum of zones): their index functions
     distinct: Optional[str] = None  # every chosen card has a different value of this property
     wild: Optional[Callable] = None  # card -> may it join any 'same' group?
+    ordered: bool = False            # players: the order matters
+    nullable: bool = False           # player or none
+    role: Optional[str] = None       # use: the card name it is used as
 
 
 @attrs.define
@@ -64,6 +68,11 @@ class CAction:
     holds: Optional[Callable] = None  # all of `requires` at once (one call while listing actions)
     ready: Optional[Callable] = None  # all of `preconditions` at once
     respond_to: frozenset = frozenset()  # effect names / tags it answers; empty: an ordinary action
+    ability: Optional[CAbility] = None   # the card that gives it (to the owner of the zone it is in)
+    card_kinds: dict = attrs.field(factory=dict)  # parameter -> kind, for the parameters that choose cards
+
+    def __attrs_post_init__(self):
+        self.card_kinds = {p.name: p.kind for p in self.params if p.kind in ("card", "cards", "use")}
 
 
 @attrs.define
@@ -73,8 +82,10 @@ class CEffect:
     decl: A.EffectDecl
     tags: frozenset          # its own name and its tags
     ask: Optional[Callable]  # the players a window asks, in order (default: clockwise after its player)
-    resolve: Optional[Callable]
-    cancelled: Optional[Callable]
+    resolve: Optional[int]   # block indices
+    cancelled: Optional[int]
+    fields: list = attrs.field(factory=list)  # [(name, default value function)]
+    mandatory: bool = False
 
 
 @attrs.define
@@ -85,9 +96,24 @@ class CTrigger:
     for_var: Optional[str]
     for_players: Optional[Callable]
     when: Optional[Callable]
-    body: Callable
+    body: int                    # block index
+    timing: str = "on"
+    event: str = ""
+    ability: Optional[CAbility] = None
 
-# A stack entry is a list [id, effect name, by, target, cards, against, cancelled]; st.stack holds ids.
+
+@attrs.define
+class CConversion:
+    name: str
+    role: str
+    source: Optional[CParam]     # the cards it is made of (None: no card)
+    requires: list               # [(f, message, Require)]
+    props: list                  # [(property, f)]
+    text: Optional[Callable]
+    ability: Optional[CAbility]
+
+# A stack entry is a list [id, effect name, by, target, cards, against, cancelled, fields]; st.stack
+# holds ids.  fields: a dict of the data the effect declares (this.n).
 ENTRY_FIELD_INDEX = {"kind": 1, "by": 2, "target": 3, "cards": 4, "against": 5, "cancelled": 6}
 
 
@@ -98,10 +124,11 @@ class CPhase:
     enter: Optional[Callable]
     actor: Optional[Callable]
     actions: list
-    after: Optional[Callable]
+    after: Optional[int]
     end_when: Optional[Callable]
-    exit: Optional[Callable]
+    exit: Optional[int]
     nexts: list  # [(phase name, cond or None)]
+    ready: Optional[Callable] = None  # the phase's own requirements, shared by all its actions
 
 
 _CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
@@ -123,14 +150,21 @@ class Program:
         # ---- cards
         self.card_names: list[str] = []
         self.card_props: dict[str, list] = {p: [] for p in model.properties}
+        self.copies_of: dict[str, list] = {}  # card name -> its physical cards
         for info in model.cards:
-            for _ in range(info.copies):
+            for k in range(info.copies):
+                self.copies_of.setdefault(info.name, []).append(len(self.card_names))
                 self.card_names.append(info.name)
+                own = info.copy_props[k] if info.copy_props else info.props
                 for p in model.properties:
-                    self.card_props[p].append(info.props.get(p))
+                    self.card_props[p].append(own.get(p))
         self.card_count = len(self.card_names)
+        self.prop_zero = {p: {"int": 0, "bool": False, "text": ""}.get(info.type.name)
+                          for p, info in model.properties.items()}
         kinds: dict = {}
-        self.card_kind = [kinds.setdefault(n, len(kinds)) for n in self.card_names]  # card -> index of its name
+        # card -> its kind: cards of one name and the same property values are alike
+        self.card_kind = [kinds.setdefault((n, tuple(self.card_props[p][c] for p in model.properties)), len(kinds))
+                          for c, n in enumerate(self.card_names)]
         # ---- zones: shared ones first, then max_players slots for every per-player zone
         self.slots: list[ZoneSlot] = []
         self.zone_base: dict[str, int] = {}
@@ -152,6 +186,12 @@ class Program:
         # ---- compile
         self._plain_mode = not fused
         self._fuse_depth = 0  # > 0 while compiling a part of a fused expression
+        self.blocks: list = []  # every compiled block (blocks.py); the engine's own come first
+        from .blocks import BlockCompiler
+        from .machine import install_engine_blocks
+        install_engine_blocks(self)
+        self.block_compiler = BlockCompiler(self)
+        self.rules: dict = {}  # rule values, compiled lazily on first call (modifies may call defs)
         self.defs: dict[str, Callable] = {}
         self.defs_plain: dict[str, Callable] = {}
         self.def_pure: dict[str, bool] = {}  # pure defs (no random()) are memoised while actions are listed
@@ -161,12 +201,29 @@ class Program:
             self.defs_plain[d.name] = self._plain_version("list", d.body)
         self.var_defaults = [(v, self.expr(v.default) if v.default is not None else None)
                              for v in model.vars.values()]
+        self.ability_groups: dict = {}  # id(A.AbilityGroup) -> CAbility
+        self._compile_rules()
+        self.has_labels = model.label is not None
+        self._label = None
+        if model.label is not None:
+            lab = model.label.expr
+            body, var = (self.template(lab) if isinstance(lab, A.StrLit) else self.expr(lab)), model.label.var
+            self._label = (lambda f, v: lambda st, c: f(st, {v: c}))(body, var)
         self.effects = {e.name: self._compile_effect(e) for e in model.effects.values()}
         self.actions = {a.name: self._compile_action(a) for a in model.actions.values()}
         self.responses = [a for a in self.actions.values() if a.respond_to]
-        self.triggers: dict[str, list] = {}
+        self.conversions_to: dict[str, list] = {}
+        for c in model.conversions.values():
+            conv = self._compile_conversion(c)
+            self.conversions_to.setdefault(conv.role, []).append(conv)
+        self.triggers: dict[str, list] = {}          # event -> its triggers (any timing)
+        self.triggers_at: dict[tuple, list] = {}     # (event, timing) -> triggers, in declaration order
+        self.trigger_list: list = []
         for i, t in enumerate(model.triggers):
-            self.triggers.setdefault(t.event.name, []).append(self._compile_trigger(i, t))
+            ct = self._compile_trigger(i, t)
+            self.trigger_list.append(ct)
+            self.triggers.setdefault(t.event.name, []).append(ct)
+            self.triggers_at.setdefault((t.event.name, t.timing), []).append(ct)
         self.phases = {p.name: self._compile_phase(p) for p in model.phases.values()}
         self.score = None
         if model.score is not None:
@@ -176,6 +233,27 @@ class Program:
         self.invariants = [(inv, self.expr(inv.expr)) for inv in model.invariants]
 
     # ------------------------------------------------------------------ helpers
+    def card_label(self, st, c: int) -> str:
+        """How a card is shown: its name, or the game's 'label' (a name with its own values)."""
+        if self._label is None:
+            return self.card_names[c]
+        return str(self._label(st, c))
+
+    def ability(self, decl) -> Optional[CAbility]:
+        """The compiled 'while in' group of a declaration a card carries, or None."""
+        ab = self.model.abilities.get(decl)
+        if ab is None:
+            return None
+        key = id(ab.group)
+        got = self.ability_groups.get(key)
+        if got is None:
+            names = {z.name for z in ab.group.zones}
+            slots = frozenset(s.index for s in self.slots if s.zone in names)
+            got = self.ability_groups[key] = CAbility(ab.card, self.copies_of.get(ab.card, []), slots,
+                                                      self.expr(ab.group.when) if ab.group.when is not None
+                                                      else None)
+        return got
+
     def fail(self, node, msg: str):
         raise RuleRuntimeError(msg, self.path, node.span)
 
@@ -280,21 +358,38 @@ class Program:
 
     def formatter(self, t: T.Type) -> Callable:
         names = self.card_names
+        if self.model.label is not None:  # cards are shown by their label
+            label = self.card_label
+            names = _Labels(self, label)
         if t == T.PLAYER:
             return lambda st, v: player_name(v)
         if t == T.CARD:
+            if isinstance(names, _Labels):
+                return lambda st, v: "no card" if v is None else names.of(st, v)
             return lambda st, v: "no card" if v is None else names[v]
         if t == T.BOOL:
             return lambda st, v: "yes" if v else "no"
+        if t == T.USE:
+            return lambda st, v: "no card" if v is None else self.use_text(st, v)
+        card = self.formatter(T.CARD)
         if t.name == "zone":
-            return lambda st, v: " + ".join(names[c] for c in st.zones[v]) or "nothing"
+            return lambda st, v: " + ".join(card(st, c) for c in st.zones[v]) or "nothing"
         if t.name == "list":
             inner = self.formatter(t.elem or T.ANY)
             sep = " + " if t.elem == T.CARD else ", "
             return lambda st, v: sep.join(inner(st, x) for x in v) or "nothing"
         if t == T.PLAY:
-            return lambda st, v: f"{player_name(v[0])}: " + " + ".join(names[c] for c in v[1])
+            return lambda st, v: f"{player_name(v[0])}: " + " + ".join(card(st, c) for c in v[1])
         return lambda st, v: "none" if v is None else str(v)
+
+    def use_text(self, st, v: dict) -> str:
+        """A card as used: its label; a converted one: its cards 'as' the name, and the conversion."""
+        if "$text" in v:
+            return v["$text"]
+        shown = " + ".join(self.card_label(st, c) for c in v["cards"])
+        if not v["via"]:
+            return shown
+        return f"{shown} as {v['name']} ({v['via']})" if shown else f"{v['name']} ({v['via']})"
 
     def template(self, lit: A.StrLit) -> Callable:
         parts = self.model.templates.get(lit, [lit.value])
@@ -396,6 +491,28 @@ class Program:
                 v = st.entry(eid)[k]
                 return list(v) if k == 4 else v
             return entry_field
+        if ref[0] == "entry_data":
+            name = ref[1]
+
+            def entry_data(st, env):
+                eid = obj(st, env)
+                if eid is None:
+                    self.fail(e, f"no stack entry to read '{name}' from")
+                entry = st.entry(eid)
+                try:
+                    return entry[7][name]
+                except KeyError:
+                    self.fail(e, f"an entry of effect '{entry[1]}' has no field '{name}'")
+            return entry_data
+        if ref[0] in ("record_field", "use_field"):
+            name = ref[1]
+
+            def field_of(st, env):
+                rec = obj(st, env)
+                if rec is None:
+                    self.fail(e, f"no value to read '{name}' from (it is none)")
+                return rec[name]
+            return field_of
         field = ref[1]
         if field == "player":
             return lambda st, env: obj(st, env)[0]
@@ -527,7 +644,21 @@ class Program:
         ref = self.model.refs[e]
         if ref[0] == "def":
             return self._def_call(e, ref[1])
+        if ref[0] == "rule":
+            return self._rule_call(e)
         f = e.func
+        if f == "reversed":
+            lst = self.view(e.args[0])
+            return lambda st, env: lst(st, env)[::-1]
+        if f == "revealed":
+            card = self.expr(e.args[0])
+
+            def revealed(st, env):
+                c = card(st, env)
+                if c is None:
+                    self.fail(e, "'revealed' of none instead of a card")
+                return st.is_revealed(c)
+            return revealed
         if f in ("count", "sorted", "distinct", "random"):
             arg = e.args[0]
             lst = self.view(arg)
@@ -585,6 +716,16 @@ class Program:
             tags = {name: frozenset([name] + [t.name for t in d.tags]) for name, d in self.model.effects.items()}
             return lambda st, env: (lambda eid: eid is not None and tag in tags[st.entry(eid)[1]])(a(st, env))
         self.fail(e, f"unknown function '{f}'")
+
+    def _rule_call(self, e: A.Call) -> Callable:
+        """A rule value: its base combined with every contribution that applies now."""
+        name = e.func
+        args = [self.as_list(a) for a in e.args]
+        rules = self.rules  # filled before any rule runs
+
+        def rule(st, env):
+            return rules[name].value(st, [f(st, env) for f in args])
+        return rule
 
     def _def_call(self, e: A.Call, d: A.DefDecl) -> Callable:
         """A call of a def.  A pure def (one that draws no random numbers) is memoised in
@@ -773,6 +914,8 @@ class Program:
         v = self.as_list(s.value)  # a zone stored in a list[card] variable is a copy of its cards
         tgt = s.target
         op = s.op
+        if tgt.path:
+            return self._field_assign(s, v)
         if tgt.index is None and tgt.name == "active" and tgt.name not in self.model.vars:
             def set_active(st, env):
                 st.active = v(st, env)
@@ -810,6 +953,38 @@ class Program:
         def add_local(st, env):
             env[n] = env[n] + sign * v(st, env)
         return add_local
+
+    def _field_assign(self, s, v) -> Callable:
+        """this.n = v, stack_top.target = p, r.amount += 1: a field of a stack entry (an id) or
+        of a record (an event's record, a used card: a dict)."""
+        tgt = s.target
+        name, field = tgt.name, tgt.path[0]
+        if name == "stack_top":
+            base = lambda st, env: st.stack[-1] if st.stack else None  # noqa: E731
+        elif name in self.var_index:
+            i = self.var_index[name]
+            base = lambda st, env: st.vars[i]  # noqa: E731
+        else:
+            base = lambda st, env: env[name]  # noqa: E731
+        sign = {"=": 0, "+=": 1, "-=": -1}[s.op]
+        k = {"by": 2, "target": 3}.get(field)
+
+        def assign(st, env):
+            obj = base(st, env)
+            if obj is None:
+                self.fail(s, f"cannot set '{field}' of none")
+            if isinstance(obj, dict):
+                data = obj
+            else:
+                entry = st.entry(obj)
+                if k is not None:
+                    entry[k] = v(st, env) if sign == 0 else entry[k] + sign * v(st, env)
+                    return
+                data = entry[7]
+                if field not in data:
+                    self.fail(s, f"an entry of effect '{entry[1]}' has no field '{field}'")
+            data[field] = v(st, env) if sign == 0 else data[field] + sign * v(st, env)
+        return assign
 
     def _is_local(self, s, name) -> bool:
         return False  # the checker forbids locals that shadow variables
@@ -882,15 +1057,24 @@ class Program:
         return if_
 
     def _s_For(self, s):
+        # The body runs in the block's own locals: assignments to outer locals last; the loop
+        # variable and the names the body binds are restored when the loop ends.
+        from .blocks import bound_names
         it = self.as_list(s.iterable)
         body = self.block(s.body)
         var = s.var
+        scoped = sorted(bound_names(s.body) | {var})
 
         def for_(st, env):
-            inner = dict(env)
+            saved = {n: env[n] for n in scoped if n in env}
             for x in it(st, env):
-                inner[var] = x
-                body(st, inner)
+                env[var] = x
+                body(st, env)
+            for n in scoped:
+                if n in saved:
+                    env[n] = saved[n]
+                else:
+                    env.pop(n, None)
         return for_
 
     def _s_EndGame(self, s):
@@ -915,6 +1099,19 @@ class Program:
     def _s_Reveal(self, s):
         z = self.expr(s.zone)
         show = s.reveal
+        if self.type_of(s.zone).name != "zone":  # cards: each is shown to every player (or no longer)
+            cards = self._cards_of(s.zone)
+
+            def reveal_cards(st, env):
+                for c in cards(st, env):
+                    if c is None:
+                        self.fail(s, f"{'revealed' if show else 'concealed'} 'none' instead of a card")
+                    if show and c not in st.shown:
+                        st.shown.append(c)
+                        st.log.append(["reveal_card", c])
+                    elif not show and c in st.shown:
+                        st.shown.remove(c)
+            return reveal_cards
 
         def reveal(st, env):
             zi = z(st, env)
@@ -932,10 +1129,27 @@ class Program:
         target = self.expr(s.target) if s.target is not None else (lambda st, env: None)
         cards = self._cards_of(s.with_) if s.with_ is not None else (lambda st, env: [])
         against = self.expr(s.against) if s.against is not None else (lambda st, env: None)
+        given = {name: self.as_list(e) for name, e in s.fields}
+        defaults = [(f.name, self.as_list(f.default) if f.default is not None else None)
+                    for f in self.model.effects[kind].fields]
+        types = {f.name: f.type.name for f in self.model.effects[kind].fields}
 
         def stack(st, env):
-            st.push_entry(kind, by(st, env), target(st, env), cards(st, env), against(st, env))
+            data = {}
+            for name, d in defaults:
+                if name in given:
+                    data[name] = given[name](st, env)
+                elif d is not None:
+                    data[name] = d(st, env)
+                else:
+                    data[name] = _zero_of(None, types[name])
+            st.push_entry(kind, by(st, env), target(st, env), cards(st, env), against(st, env), data)
         return stack
+
+    def _s_Prevent(self, s):
+        def prevent(st, env):
+            st.frames[env["$rf"]][2]["rec"]["prevented"] = True
+        return prevent
 
     def _s_Look(self, s):
         cards = self._cards_of(s.cards)
@@ -957,68 +1171,110 @@ class Program:
         return cancel
 
     def _s_Emit(self, s):
+        # an event no trigger listens to (blocks.py runs the others): only its record is kept
         name = s.event.name
         args = [self.expr(a) for a in s.args]
         params = [p.name for p in self.model.events[name].params]
+        target = s.target
 
         def emit(st, env):
-            st.emit(name, {p: f(st, env) for p, f in zip(params, args)})
+            if st.cov is not None:
+                st.cov["event:" + name] += 1
+            rec = {p: f(st, env) for p, f in zip(params, args)}
+            if target is not None:
+                rec["prevented"] = False
+                env[target] = rec
         return emit
 
     def _compile_effect(self, e: A.EffectDecl) -> CEffect:
+        bc = self.block_compiler
+        fields = []
+        for f in e.fields:
+            if f.default is not None:
+                fields.append((f.name, self.as_list(f.default)))
+            else:
+                zero = _zero_of(self.model.types.get(f, None), f.type.name)
+                fields.append((f.name, (lambda z: lambda st, env: list(z) if isinstance(z, list) else z)(zero)))
         return CEffect(e.name, e, frozenset([e.name] + [t.name for t in e.tags]),
                        self.expr(e.ask) if e.ask is not None else None,
-                       self.block(e.resolve), self.block(e.cancelled))
+                       bc.compile(e.resolve, f"the resolution of effect '{e.name}'"),
+                       bc.compile(e.cancelled, f"the 'cancelled' block of effect '{e.name}'"),
+                       fields, e.mandatory)
 
     def _compile_trigger(self, index: int, t: A.TriggerDecl) -> CTrigger:
+        from .blocks import trigger_epilogue
         event = t.event.name
         if event in self.model.events:
             params = [p.name for p in self.model.events[event].params]
         else:
             from rulespec.checker import BUILTIN_EVENTS
             params = [n for n, _ in BUILTIN_EVENTS[event]]
+        body = self.block_compiler.compile(t.body, f"trigger '{t.name}'", trigger_epilogue(params, t.body))
+        if body is None:
+            body = self.block_compiler.compile(A.Block((), t.span), f"trigger '{t.name}'")
         return CTrigger(t.name, index, params, t.for_var,
                         self.expr(t.for_expr) if t.for_expr is not None else None,
-                        self.expr(t.when) if t.when is not None else None, self.block(t.body))
+                        self.expr(t.when) if t.when is not None else None, body, t.timing, event, self.ability(t))
+
+    def _compile_conversion(self, c: A.ConversionDecl) -> CConversion:
+        return CConversion(c.name, c.role, self.compile_param(c.source) if c.source is not None else None,
+                           [(self.expr(r.cond), r.message, r) for r in c.requires],
+                           [(name, self.expr(e)) for name, e in c.props],
+                           self.template(c.text) if c.text is not None else None, self.ability(c))
+
+    def _compile_rules(self) -> None:
+        from .abilities import COMBINE, CModify, CRule
+        for r in self.model.rules.values():
+            self.rules[r.name] = CRule(r.name, [p.name for p in r.params], self.expr(r.base), COMBINE[r.combine.name])
+        for m in self.model.modifies:
+            rule = self.rules.get(m.rule.name)
+            if rule is not None:
+                rule.modifies.append(CModify(list(m.args), self.expr(m.value),
+                                             self.expr(m.when) if m.when is not None else None, self.ability(m)))
 
     # ------------------------------------------------------------------ actions and phases
+    def compile_param(self, p: A.ActionParam) -> CParam:
+        """One choice (an action parameter, a 'choose', a conversion's cards)."""
+        domain = cond = size = zone_fns = None
+        multi = False
+        if p.kind == "int":
+            domain = self.as_list(p.domain)
+        elif p.kind == "players":
+            domain = self.as_list(p.domain)
+        elif p.kind in ("card", "cards", "use"):
+            domain = self._zones_of(p.domain)
+            multi = self._multi_zone(p.domain)
+            zone_fns = self._zone_fns(p.domain)
+        if p.cond is not None:
+            cond = self.expr(p.cond)
+        if p.size is not None:
+            size = self.expr(p.size)
+        if p.kind == "enum":
+            members = list(self.model.enums[p.same.name].members)
+            domain = (lambda ms: lambda st, env: ms)(members)
+        ptype = {"int": T.INT, "player": T.PLAYER, "card": T.CARD, "cards": T.CARDS, "players": T.PLAYERS,
+                 "use": T.USE, "bool": T.BOOL}.get(p.kind, T.enum_type(p.same.name) if p.same is not None else T.ANY)
+        wild = None
+        if p.wild is not None:
+            wvar, wcond = p.wild
+            wf = self.expr(wcond)
+            wild = (lambda f, v: lambda st, env, c: f(st, {**env, v: c}))(wf, wvar)
+        return CParam(p.name, p.kind, domain, cond, size, isinstance(p.size, A.Range),
+                      p.same.name if p.same else None, multi, ptype, zone_fns,
+                      p.distinct.name if p.distinct else None, wild, p.ordered, p.nullable, p.role)
+
     def _compile_action(self, a: A.ActionDecl) -> CAction:
-        params = []
-        for p in a.params:
-            domain = cond = size = zone_fns = None
-            multi = False
-            if p.kind == "int":
-                domain = self.as_list(p.domain)
-            elif p.kind in ("card", "cards"):
-                domain = self._zones_of(p.domain)
-                multi = self._multi_zone(p.domain)
-                zone_fns = self._zone_fns(p.domain)
-            if p.cond is not None:
-                cond = self.expr(p.cond)
-            if p.size is not None:
-                size = self.expr(p.size)
-            if p.kind == "enum":
-                members = list(self.model.enums[p.same.name].members)
-                domain = (lambda ms: lambda st, env: ms)(members)
-            ptype = {"int": T.INT, "player": T.PLAYER, "card": T.CARD, "cards": T.CARDS}.get(
-                p.kind, T.enum_type(p.same.name) if p.same is not None else T.ANY)
-            wild = None
-            if p.wild is not None:
-                wvar, wcond = p.wild
-                wf = self.expr(wcond)
-                wild = (lambda f, v: lambda st, env, c: f(st, {**env, v: c}))(wf, wvar)
-            params.append(CParam(p.name, p.kind, domain, cond, size, isinstance(p.size, A.Range),
-                                 p.same.name if p.same else None, multi, ptype, zone_fns,
-                                 p.distinct.name if p.distinct else None, wild))
+        params = [self.compile_param(p) for p in a.params]
         names = {p.name for p in a.params}
         pre = [(self.expr(r.cond), r.message, r) for r in a.requires if not _mentions(r.cond, names)]
         post = [(self.expr(r.cond), r.message, r) for r in a.requires if _mentions(r.cond, names)]
         text = self.template(a.text) if a.text is not None else None
         pre_conds = [r.cond for r in a.requires if not _mentions(r.cond, names)]
         post_conds = [r.cond for r in a.requires if _mentions(r.cond, names)]
-        return CAction(a.name, a, params, post, pre, text, self.block(a.effect),
+        return CAction(a.name, a, params, post, pre, text,
+                       self.block_compiler.compile(a.effect, f"the effect of action '{a.name}'"),
                        self._all_of(post_conds, post), self._all_of(pre_conds, pre),
-                       frozenset(r.name for r in a.respond_to))
+                       frozenset(r.name for r in a.respond_to), self.ability(a))
 
     def _all_of(self, conds: list, compiled: list) -> Optional[Callable]:
         """One function that is true when every condition holds (in order, stopping at the first
@@ -1076,10 +1332,30 @@ class Program:
         return isinstance(e, A.BinOp) and e.op == "+"
 
     def _compile_phase(self, p: A.PhaseDecl) -> CPhase:
-        return CPhase(p.name, p, self.block(p.enter), self.expr(p.actor) if p.actor is not None else None,
-                      [a.name for a in p.actions], self.block(p.after),
-                      self.expr(p.end_when) if p.end_when is not None else None, self.block(p.exit),
-                      [(n.target.name, self.expr(n.cond) if n.cond is not None else None) for n in p.nexts])
+        bc = self.block_compiler
+        listed = [a.name for a in p.actions]
+        listed += [a.name for a in self.model.actions.values()
+                   if any(ph.name == p.name for ph in a.offered_in) and a.name not in listed]
+        ready = self._all_of([r.cond for r in p.requires], [(self.expr(r.cond), r.message, r) for r in p.requires])
+        return CPhase(p.name, p, bc.compile(p.enter, f"phase '{p.name}': enter"),
+                      self.expr(p.actor) if p.actor is not None else None,
+                      listed, bc.compile(p.after, f"phase '{p.name}': after"),
+                      self.expr(p.end_when) if p.end_when is not None else None,
+                      bc.compile(p.exit, f"phase '{p.name}': exit"),
+                      [(n.target.name, self.expr(n.cond) if n.cond is not None else None) for n in p.nexts], ready)
+
+
+class _Labels:
+    """Card labels in place of names (a game with a 'label' clause)."""
+    def __init__(self, prog, label):
+        self.label = label
+
+    def of(self, st, c):
+        return self.label(st, c)
+
+
+def _zero_of(_t, type_name: str):
+    return {"int": 0, "bool": False, "text": "", "list": []}.get(type_name)
 
 
 def _mentions(e, names: set) -> bool:
@@ -1181,11 +1457,16 @@ class _Fuser:
         if mode != "value" and t.name == "zone":
             inner = self.src("value", e, False)
             return f"st.zones[{inner}]" if mode == "view" else f"list(st.zones[{inner}])"
-        if isinstance(e, (A.Quant, A.Call)) and (isinstance(e, A.Quant) or self.model.refs[e][0] == "def"):
+        if isinstance(e, (A.Quant, A.Call)) and (isinstance(e, A.Quant) or self.model.refs[e][0] in ("def", "rule")):
             self.has_opaque = True
             self.prog._fuse_depth += 1
             try:
-                f = self.prog._e_Quant(e) if isinstance(e, A.Quant) else self.prog._def_call(e, self.model.refs[e][1])
+                if isinstance(e, A.Quant):
+                    f = self.prog._e_Quant(e)
+                elif self.model.refs[e][0] == "rule":
+                    f = self.prog._rule_call(e)
+                else:
+                    f = self.prog._def_call(e, self.model.refs[e][1])
             finally:
                 self.prog._fuse_depth -= 1
             if root:
@@ -1245,8 +1526,10 @@ class _Fuser:
             return f"{self.bind(self.prog.card_names)}[{obj}]"
         if ref[0] == "prop":
             return f"{self.bind(self.prog.card_props[ref[1]])}[{obj}]"
-        if ref[0] == "entry_field":
+        if ref[0] in ("entry_field", "entry_data"):
             raise _NoFuse()
+        if ref[0] in ("record_field", "use_field"):
+            return f"({obj})[{ref[1]!r}]"
         field = ref[1]
         if field == "player":
             return f"({obj})[0]"
@@ -1336,4 +1619,8 @@ class _Fuser:
             return f"{f}({self.v(args[0])}, {self.v(args[1])})"
         if f == "abs":
             return f"abs({self.v(args[0])})"
+        if f == "reversed":
+            return f"{self.view(args[0])}[::-1]"
+        if f == "revealed":
+            return f"st.is_revealed({self.v(args[0])})"
         raise _NoFuse()

@@ -60,6 +60,10 @@ position
                                    card (a name, or none), an enum member's name,
                                    text, a list of these ([] for none), a play
                                    ([player, [cards]]).
+    stack:              the response stack, bottom entry first; each entry
+      - {effect: bolt, by: P1, target: P2, cards: [Bolt], fields: {damage: 4}}
+                        (cards by name, not moved; 'cancelled: true' marks it
+                        cancelled).  The top entry's window opens at once.
     check_invariants: false        this position only; overrides the scenario's
 
     If neither zones nor plays is given, the cards stay where they are;
@@ -160,7 +164,8 @@ from .state import CHECK, ENTER
 __all__ = ["Scenario", "ScenarioError", "collect_files", "load_file", "run_file", "run_paths", "run_scenario"]
 
 TOP_KEYS = ("rules", "name", "doc", "players", "seed", "options", "check_invariants", "position", "steps")
-POSITION_KEYS = ("phase", "enter", "active", "zones", "plays", "rest", "keep", "vars", "check_invariants")
+POSITION_KEYS = ("phase", "enter", "active", "zones", "plays", "rest", "keep", "vars", "stack", "check_invariants")
+STACK_ENTRY_KEYS = ("effect", "by", "target", "cards", "fields", "cancelled")
 STEP_KEYS = ("play", "illegal", "legal", "legal_exactly", "legal_count", "position", "expect", "check", "finish")
 STEP_EXTRA_KEYS = ("because", "note")  # allowed next to the step's one key
 CHECKS = ("cards", "invariants", "legal", "round_trip", "secrecy", "replay")  # for `check:`
@@ -522,6 +527,10 @@ class _Positions:
             self.set_vars(items["vars"][1])
         if "active" in items:
             st.active = self.terms.player(items["active"][1], "active")
+        st.frames, st.pending = [], None  # a position starts afresh: no block is half run
+        st.stack, st.entries, st.turn_active = [], [], None
+        if "stack" in items:
+            self.set_stack(items["stack"][1])
         st.terminal = False
         st.winners_ = None
         st.phase = phase
@@ -547,6 +556,43 @@ class _Positions:
                     st.vars[i][p] = x
             else:
                 st.vars[i] = terms.value(v, info.type, what)
+
+    def set_stack(self, node: yaml.Node):
+        """stack: entries bottom first, each {effect, by, target, cards, fields, cancelled}; the
+        window of the top entry opens when the position is set."""
+        st, terms, read = self.session.st, self.terms, self.read
+        model = st.game.model
+        used: set = set()
+        for entry in read.seq(node, "stack"):
+            items = read.keyed(entry, "a stack entry", STACK_ENTRY_KEYS)
+            if "effect" not in items:
+                self.fail(entry, "a stack entry needs 'effect: NAME'")
+            enode = items["effect"][1]
+            effect = read.text(enode, "effect")
+            if effect not in model.effects:
+                hint = did_you_mean(effect, model.effects)
+                self.fail(enode, f"unknown effect '{effect}'" + (f"; {hint}" if hint else ""))
+            by = terms.player(items["by"][1], "by") if "by" in items else st.active
+            target = terms.player(items["target"][1], "target", nullable=True) if "target" in items else None
+            cards = []
+            for name, cn in (terms.card_list(items["cards"][1], "cards") if "cards" in items else []):
+                c = next((c for c in range(st.prog.card_count)
+                          if st.prog.card_names[c] == name and c not in used), None)
+                if c is None:
+                    self.fail(cn, f"no card '{name}' is left for this stack")
+                used.add(c)
+                cards.append(c)
+            types = {f.name: f for f in model.effects[effect].fields}
+            data = {fname: default(st, {}) for fname, default in st.prog.effects[effect].fields}
+            if "fields" in items:
+                for key, knode, v in read.mapping(items["fields"][1], "fields"):
+                    if key not in types:
+                        self.fail(knode, f"effect '{effect}' has no field '{key}'"
+                                         + (f" (fields: {', '.join(types)})" if types else ""))
+                    data[key] = terms.value(v, _field_type(types[key]), f"field '{key}'")
+            st.push_entry(effect, by, target, cards, None, data)
+            if "cancelled" in items and read.boolean(items["cancelled"][1], "cancelled"):
+                st.entries[-1][6] = True
 
     def check_invariants(self, node: yaml.Node):
         """A position must be one the game can reach: the rules' invariants hold at every decision
@@ -1064,6 +1110,15 @@ class _Runner:
             return game.new_state(players, seed, options)
         except EngineError as e:
             read.fail(self.sc.node, f"cannot start the game: {e}")
+
+
+def _field_type(field):
+    """The type of an effect's declared field (for reading it from YAML)."""
+    from rulespec import types as T
+    name = field.type.name
+    if name == "list":
+        return T.list_of(T.SIMPLE.get(field.type.elem.name) or T.enum_type(field.type.elem.name))
+    return T.SIMPLE.get(name) or T.enum_type(name)
 
 
 def entries_node(node: yaml.Node, p: int) -> yaml.Node:

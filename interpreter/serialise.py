@@ -27,10 +27,10 @@ def state_to_dict(st) -> dict:
         "phase": st.phase, "stage": st.stage, "active": st.active, "rng": st.rng,
         "vars": st.vars, "zones": st.zones,
         "plays": {str(k): v for k, v in sorted(st.plays.items())},
-        "revealed": st.revealed, "terminal": st.terminal, "winners": st.winners_,
+        "revealed": st.revealed, "shown": st.shown, "terminal": st.terminal, "winners": st.winners_,
         "history": st.history, "log": st.log,
-        "stack": st.stack, "entries": st.entries, "next_entry": st.next_entry,
-        "window": st.window, "turn_active": st.turn_active,
+        "stack": st.stack, "entries": st.entries, "next_entry": st.next_entry, "turn_active": st.turn_active,
+        "frames": st.frames, "pending": st.pending,
     }
 
 
@@ -56,8 +56,8 @@ def validate_state_dict(d: dict, game) -> None:
 
 
 REQUIRED = ("rules_sha256", "players", "seed", "options", "phase", "stage", "active", "rng", "vars", "zones",
-            "plays", "revealed", "terminal", "winners", "history", "log", "stack", "entries", "next_entry",
-            "window", "turn_active")
+            "plays", "revealed", "shown", "terminal", "winners", "history", "log", "stack", "entries", "next_entry",
+            "turn_active", "frames", "pending")
 
 
 def _is_int(v) -> bool:
@@ -114,8 +114,12 @@ class _Validator:
                   "'history' must be a list of action texts")
         self.need(isinstance(d["log"], list) and all(isinstance(e, list) and e and isinstance(e[0], str)
                                                       for e in d["log"]), "'log' must be a list of log entries")
+        sh = d["shown"]
+        self.need(isinstance(sh, list) and all(_is_int(c) and 0 <= c < prog.card_count for c in sh),
+                  "'shown' must be a list of cards")
         self.stack()
         self.player(d["turn_active"], "'turn_active'")
+        self.frames()
 
     def options(self, opts) -> None:
         model = self.game.model
@@ -207,14 +211,15 @@ class _Validator:
 
     def stack(self) -> None:
         d, prog = self.d, self.prog
-        entries, stack, nxt, window = d["entries"], d["stack"], d["next_entry"], d["window"]
+        entries, stack, nxt = d["entries"], d["stack"], d["next_entry"]
         self.need(_is_int(nxt) and nxt >= 0, "'next_entry' must be a whole number")
         self.need(isinstance(entries, list), "'entries' must be a list")
         ids = []
         for e in entries:
-            self.need(isinstance(e, list) and len(e) == 7, "a stack entry must be [id, effect, by, target, cards, "
-                                                           "against, cancelled]")
-            eid, kind, by, target, cards, against, cancelled = e
+            self.need(isinstance(e, list) and len(e) == 8, "a stack entry must be [id, effect, by, target, cards, "
+                                                           "against, cancelled, fields]")
+            eid, kind, by, target, cards, against, cancelled, data = e
+            self.need(isinstance(data, dict), f"the fields of stack entry {eid!r} must be a mapping")
             self.need(_is_int(eid) and 0 <= eid < nxt, f"a stack entry has the id {eid!r}")
             self.need(kind in prog.effects, f"a stack entry names the unknown effect {kind!r}")
             self.player(by, f"the player of stack entry {eid}")
@@ -227,10 +232,26 @@ class _Validator:
         self.need(ids == sorted(set(ids)) and (not ids or ids == list(range(ids[0], ids[0] + len(ids)))),
                   "the stack entries' ids must be consecutive")
         self.need(isinstance(stack, list) and all(s in ids for s in stack), "'stack' must list ids of its entries")
-        if window is not None:
-            self.need(stack != [], "a response window is open with nothing on the stack")
-            self.need(isinstance(window, list) and len(window) == 2 and isinstance(window[0], list)
-                      and _is_int(window[1]) and 0 <= window[1] <= len(window[0]),
-                      "'window' must be [players asked, index]")
-            for p in window[0]:
-                self.player(p, "a player asked in the window", nullable=False)
+
+    def frames(self) -> None:
+        """Running blocks: [block, next step, locals]; a pending decision belongs to the top one."""
+        d, prog = self.d, self.prog
+        frames, pending = d["frames"], d["pending"]
+        self.need(isinstance(frames, list), "'frames' must be a list")
+        for f in frames:
+            self.need(isinstance(f, list) and len(f) == 3 and _is_int(f[0]) and 0 <= f[0] < len(prog.blocks)
+                      and _is_int(f[1]) and 0 <= f[1] <= len(prog.blocks[f[0]].steps) and isinstance(f[2], dict),
+                      f"a running block must be [block, step, locals] of this rules file, not {str(f)[:80]}")
+        if pending is None:
+            return
+        self.need(isinstance(pending, dict) and pending.get("kind") in ("choice", "window"),
+                  "'pending' must be a choice or a response window")
+        self.need(bool(frames), "a decision is pending but no block is running")
+        self.player(pending.get("who"), "the player deciding", nullable=False)
+        if pending["kind"] == "window":
+            self.need(pending.get("eid") in d["stack"], "the pending response window is for an entry not on the stack")
+        else:
+            opts, texts = pending.get("options"), pending.get("texts")
+            self.need(isinstance(opts, list) and isinstance(texts, list) and len(opts) == len(texts) and opts
+                      and all(isinstance(t, str) for t in texts), "a pending choice needs options and their texts")
+            self.need(isinstance(pending.get("target"), str), "a pending choice must say where its answer goes")

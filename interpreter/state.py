@@ -1,12 +1,20 @@
 """The game state and the engine that walks the phase graph.
 
-A State is plain data (ints, strings, lists) plus a reference to its compiled
-Game, so ``to_json`` / ``from_json`` is an exact round trip.  The engine is a
-small state machine over the current phase: enter -> check -> await a decision
--> (action, after) -> check -> ... -> exit -> next phase.
+A State is plain data (ints, strings, lists, dicts) plus a reference to its compiled Game,
+so ``to_json`` / ``from_json`` is an exact round trip, at any decision.
 
-Fields read and written by compiled rules (compiler.py):
-  n, opts, vars, zones, where, plays, active, rng, log, revealed, move_cards(), finish()
+Decisions come from three places only:
+  * a phase waiting for its actor (stage AWAIT, no frame running);
+  * a response window (``pending`` of kind "window", asked by the stack's frame);
+  * a choice inside a block (``pending`` of kind "choice": ``choose``, ``ask``, or the
+    order of one player's simultaneous triggers).
+``legal_actions()`` serves whichever it is.  Blocks run as frames (machine.py, blocks.py);
+the phase machine (``_advance``) starts them: enter -> check -> await a decision ->
+(action, after) -> check -> ... -> exit -> next phase.
+
+Split by job: observation.py (what a player sees, the log), windows.py (who is asked),
+choices.py (what a choice offers), events.py (which triggers run), explain.py (why an action
+is illegal), serialise.py (plain data and back).
 """
 from __future__ import annotations
 
@@ -14,22 +22,26 @@ import hashlib
 import json
 from typing import Optional, Union
 
-from .actions import Action, action_text, candidates, failing_precondition, failing_requirement, legal_actions
+from .actions import Action, legal_actions
 from .compiler import Program, player_name
 from .errors import GameOver, IllegalActionError, RuleRuntimeError
-from .rng import Rng, seed_state
+from .events import emit_now
+from .machine import AFTER_RESPONSE_BLOCK, run
+from .observation import Observation
+from .rng import seed_state
 from .serialise import StateFormatError, parse_state_text, state_to_dict, validate_state_dict
+from .windows import NO_RESPONSE, responses_for
 
 ENTER, CHECK, AWAIT, AFTER, EXIT, OVER = "enter", "check", "await", "after", "exit", "over"
-NO_RESPONSE = "no response"  # the text of declining to respond in a response window
-MAX_AUTOMATIC_STEPS = 100_000
-_PY_ERRORS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError)  # phases handed over without a decision before we call it a loop
+MAX_AUTOMATIC_STEPS = 100_000  # phases handed over without a decision before we call it a loop
+CHOICE = "(choice)"  # the name of the actions that answer a choice (no declared action has a parenthesis)
+_PY_ERRORS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError)
 
 
-class State:
+class State(Observation):
     __slots__ = ("game", "prog", "n", "seed", "opts", "vars", "zones", "where", "plays", "active",
-                 "phase", "stage", "rng", "terminal", "winners_", "revealed", "log", "history",
-                 "stack", "entries", "next_entry", "window", "turn_active",
+                 "phase", "stage", "rng", "terminal", "winners_", "revealed", "shown", "log", "history",
+                 "stack", "entries", "next_entry", "turn_active", "frames", "pending",
                  "_legal", "_legal_map", "_memo", "cov")
 
     # ------------------------------------------------------------------ creation
@@ -54,13 +66,15 @@ class State:
         st.terminal = False
         st.winners_ = None
         st.revealed = []
+        st.shown = []
         st.log = []
         st.history = []
         st._legal = None
         st._legal_map = None
         st._memo = None
         st.cov = coverage
-        st.stack, st.entries, st.next_entry, st.window, st.turn_active = [], [], 0, None, None
+        st.stack, st.entries, st.next_entry, st.turn_active = [], [], 0, None
+        st.frames, st.pending = [], None
         start = prog.zone_base.get(game.model.cards_start) if game.model.cards_start else None
         if start is not None:
             st.zones[start] = list(range(prog.card_count))
@@ -107,17 +121,13 @@ class State:
             self.plays.pop(zi, None)
 
     # ------------------------------------------------------------------ the response stack
-    # An effect put on the stack waits while a response window asks players, in order, whether
-    # they respond; a response usually stacks an effect of its own, which opens a new window.
-    # When everyone asked has declined, the top effect resolves (last in, first out) and the
-    # window reopens for the effect below.  Players with no legal response are not asked.
-    # Entries live in `entries` until the stack is empty again; `stack` holds their ids.
-    def push_entry(self, kind: str, by, target, cards: list, against) -> None:
+    # Entries live in `entries` until the stack is empty again (and no block is running);
+    # `stack` holds their ids.  machine.py runs the windows; windows.py says who is asked.
+    def push_entry(self, kind: str, by, target, cards: list, against, data: Optional[dict] = None) -> None:
         eid = self.next_entry
         self.next_entry += 1
-        self.entries.append([eid, kind, by, target, list(cards), against, False])
+        self.entries.append([eid, kind, by, target, list(cards), against, False, data or {}])
         self.stack.append(eid)
-        self.window = None  # a new top: a new window
         self.log.append(["stack", eid, kind, by])
 
     def entry(self, eid: int) -> list:
@@ -128,87 +138,11 @@ class State:
                 return entries[i]
         raise RuleRuntimeError(f"stack entry {eid} is gone (entries last until the stack is empty)", self.prog.path)
 
-    def _responses_for(self, eid: int) -> list:
-        tags = self.prog.effects[self.entry(eid)[1]].tags
-        return [a.name for a in self.prog.responses if a.respond_to & tags]
-
-    def _window(self) -> bool:
-        """Run the response window of the top effect: True when a player must decide."""
-        top = self.stack[-1]
-        if self.turn_active is None:
-            self.turn_active = self.active
-        if self.window is None:
-            e = self.entry(top)
-            eff = self.prog.effects[e[1]]
-            if eff.ask is not None:
-                self.active = self.turn_active
-                order = list(eff.ask(self, {"this": top}))
-                if any(not isinstance(p, int) or not 0 <= p < self.n for p in order):
-                    raise RuleRuntimeError(f"the window of '{e[1]}' asks {order}, which is not a list of players",
-                                           self.prog.path, eff.decl.span)
-            else:
-                by = e[2] if e[2] is not None else self.turn_active
-                order = [(by + k) % self.n for k in range(1, self.n + 1)]
-            self.window = [order, 0]
-        names = self._responses_for(top)
-        order, idx = self.window
-        if names:
-            while idx < len(order):
-                self.active = order[idx]
-                self._legal = None
-                if self._list_actions(names):
-                    self.window[1] = idx
-                    return True
-                idx += 1
-        # everyone asked declined: the top effect resolves
-        self._legal = self._legal_map = None
-        self.stack.pop()
-        self.window = None
-        e = self.entry(top)
-        self.active = self.turn_active
-        eff = self.prog.effects[e[1]]
-        self.log.append(["resolve", top, e[1], e[6]])
-        if self.cov is not None:
-            self.cov[("cancelled:" if e[6] else "effect:") + e[1]] += 1
-        block = eff.cancelled if e[6] else eff.resolve
-        if block is not None:
-            block(self, {"this": top})
-        self.turn_active = self.active
-        if not self.stack:
-            self.entries = []
-            self.turn_active = None
-        return False
-
-    def emit(self, event: str, env: dict) -> None:
-        """Run the triggers of an event.  Order: triggers without 'for' first, in declaration
-        order; then each player's, the acting player first and then clockwise, each player's
-        triggers in declaration order.  Conditions are read before any trigger runs."""
-        if self.cov is not None:
-            self.cov["event:" + event] += 1
-        trigs = self.prog.triggers.get(event)
-        if not trigs:
-            return
-        first = self.active if self.active is not None else 0
-        jobs = []
-        for t in trigs:
-            if t.for_players is None:
-                if t.when is None or t.when(self, env):
-                    jobs.append((-1, t.index, dict(env), t))
-                continue
-            for p in t.for_players(self, env):
-                e2 = dict(env)
-                e2[t.for_var] = p
-                if t.when is None or t.when(self, e2):
-                    jobs.append(((p - first) % self.n, t.index, e2, t))
-        jobs.sort(key=lambda j: (j[0], j[1]))
-        for _, _, e2, t in jobs:
-            if self.cov is not None:
-                self.cov["trigger:" + t.name] += 1
-            t.body(self, e2)
-
     def finish(self, winners: Optional[list]) -> None:
         self.terminal = True
         self.stage = OVER
+        self.frames = []
+        self.pending = None
         if winners is None:
             scores = self.scores()
             best = max(scores)
@@ -230,19 +164,34 @@ class State:
             raise self._runtime_error(e) from None
 
     def _runtime_error(self, e: Exception) -> RuleRuntimeError:
-        return RuleRuntimeError(f"{type(e).__name__}: {e} (in phase '{self.phase}')", self.prog.path)
+        where = f"phase '{self.phase}'"
+        if self.frames:
+            where += ", in " + self.prog.blocks[self.frames[-1][0]].name
+        return RuleRuntimeError(f"{type(e).__name__}: {e} (in {where})", self.prog.path)
+
+    def _push(self, block: Optional[int], env: dict) -> None:
+        if block is not None:
+            self.frames.append([block, 0, env])
 
     def _advance(self) -> None:
-        """Run automatic steps until a player must decide or the game is over."""
+        """Run blocks and automatic steps until a player must decide or the game is over."""
+        from .machine import WINDOWS_BLOCK
         phases = self.prog.phases
         triggers = self.prog.triggers
         for _ in range(MAX_AUTOMATIC_STEPS):
             if self.terminal:
                 return
-            if self.stack:
-                if self._window():
+            if self.frames:
+                run(self)
+                if self.pending is not None or self.terminal:
                     return
                 continue
+            if self.stack:  # something was stacked: its windows run before anything else
+                self.frames.append([WINDOWS_BLOCK, 0, {"depth": 0}])
+                continue
+            if self.entries:  # the stack is empty and no block runs: its entries are done with
+                self.entries = []
+                self.turn_active = None
             ph = phases[self.phase]
             stage = self.stage
             if stage == ENTER:
@@ -250,14 +199,12 @@ class State:
                 if self.cov is not None:
                     self.cov["phase:" + self.phase] += 1
                 self.stage = CHECK
-                if triggers and "phase_start" in triggers:
-                    self.emit("phase_start", {"phase": self.phase})
-                if ph.enter is not None:
-                    ph.enter(self, {})
+                self._push(ph.enter, {})
+                if "phase_start" in triggers:  # pushed last: runs first
+                    emit_now(self, "phase_start", {"phase": self.phase})
             elif stage == AFTER:
                 self.stage = CHECK
-                if ph.after is not None:
-                    ph.after(self, {})
+                self._push(ph.after, {})
             elif stage == CHECK:
                 if ph.actions and not (ph.end_when is not None and ph.end_when(self, {})):
                     if ph.actor is not None:
@@ -267,10 +214,9 @@ class State:
                 self.stage = EXIT
             elif stage == EXIT:
                 self.stage = "next"
-                if triggers and "phase_end" in triggers:
-                    self.emit("phase_end", {"phase": self.phase})
-                if ph.exit is not None:
-                    ph.exit(self, {})
+                self._push(ph.exit, {})
+                if "phase_end" in triggers:
+                    emit_now(self, "phase_end", {"phase": self.phase})
             elif stage == "next":
                 nxt = None
                 for target, cond in ph.nexts:
@@ -289,32 +235,44 @@ class State:
     # ------------------------------------------------------------------ the runtime contract
     @property
     def current_player(self) -> Optional[int]:
-        return None if self.terminal else self.active
+        if self.terminal:
+            return None
+        pend = self.pending
+        return pend["who"] if pend is not None else self.active
 
     def is_terminal(self) -> bool:
         return self.terminal
 
     def in_window(self) -> bool:
-        """Is a response window waiting for a player (rather than the phase's actor)?"""
-        return bool(self.stack) and self.window is not None
+        """Is a response window waiting for a player (rather than a phase's actor or a choice)?"""
+        return self.pending is not None and self.pending["kind"] == "window"
+
+    def in_choice(self) -> bool:
+        """Is a choice inside a block waiting for a player?"""
+        return self.pending is not None and self.pending["kind"] == "choice"
 
     def legal_actions(self) -> list[Action]:
         if self._legal is None:
+            pend = self.pending
             if self.terminal:
                 self._legal = []
-            elif self.in_window():
-                self._list_actions(self._responses_for(self.stack[-1]))
-            elif self.stage == AWAIT:
-                self._list_actions(self.prog.phases[self.phase].actions)
+            elif pend is None:
+                if self.stage == AWAIT:
+                    ph = self.prog.phases[self.phase]
+                    self._list_actions(ph.actions, ph.ready)
+                else:
+                    self._legal = []
+            elif pend["kind"] == "window":
+                self._list_actions(responses_for(self, pend["eid"]))
             else:
-                self._legal = []
+                self._legal = [Action(CHOICE, (("value", v),), t) for v, t in zip(pend["options"], pend["texts"])]
             self._legal_map = None  # built when first needed
         return list(self._legal)  # the caller's own list: changing it cannot change the state
 
-    def _list_actions(self, names: list) -> list:
+    def _list_actions(self, names: list, phase_ready=None) -> list:
         self._memo = {}  # nothing changes the state while actions are listed: defs may be memoised
         try:
-            actions = legal_actions(self.prog, self, names, self.active)
+            actions = legal_actions(self.prog, self, names, self.active, phase_ready)
         except RuleRuntimeError:
             raise
         except _PY_ERRORS as e:
@@ -322,7 +280,9 @@ class State:
                                    self.prog.path) from None
         finally:
             self._memo = None
-        if actions and self.in_window():
+        pend = self.pending
+        window = pend is not None and pend["kind"] == "window"
+        if window and not (actions and self.prog.effects[self.entry(pend["eid"])[1]].mandatory):
             actions.append(Action(NO_RESPONSE, (), NO_RESPONSE))
         self._legal, self._legal_map = actions, None
         return actions
@@ -333,7 +293,7 @@ class State:
         return [a.text for a in self._legal]
 
     def apply(self, action: Union[Action, str]) -> None:
-        legal = self._legal if self._legal is not None else self.legal_actions()
+        legal = self._legal if self._legal is not None else (self.legal_actions(), self._legal)[1]
         chosen = None
         if isinstance(action, Action):
             text = action.text
@@ -349,28 +309,20 @@ class State:
             chosen = self._legal_map.get(text)
             if chosen is None:
                 raise IllegalActionError(self.explain_illegal(text))
+        who = self.current_player
+        named = self._named_cards(chosen)
         self.history.append(text)
-        self.log.append(["action", self.active, text])
+        mark = len(self.log)
+        if chosen.name == CHOICE:  # the log says what was chosen for what
+            prompt = self.pending.get("prompt")
+            self.log.append(["action", who, f"chooses {text}" + (f" ({prompt})" if prompt else "")])
+        else:
+            self.log.append(["action", who, text])
         if self.cov is not None:
             self.cov["action:" + chosen.name] += 1
         self._legal = self._legal_map = None
         try:
-            if chosen.name == NO_RESPONSE:
-                self.window[1] += 1  # the next player in the window is asked
-                self._advance()
-                return
-            act = self.prog.actions[chosen.name]
-            env = dict(chosen.params)
-            responding = self.in_window()
-            top, depth = (self.stack[-1], len(self.stack)) if responding else (None, 0)
-            if act.effect is not None:
-                act.effect(self, env)
-            if "action_taken" in self.prog.triggers:
-                self.emit("action_taken", {"player": self.active, "action": chosen.name})
-            if not responding:
-                self.stage = AFTER  # 'after' runs once the stack (if any) has resolved
-            elif self.stack and self.window is not None and self.stack[-1] == top and len(self.stack) == depth:
-                self.window[1] += 1  # the response stacked nothing: ask the next player
+            self._take(chosen)
             self._advance()
         except GameOver:
             pass
@@ -380,51 +332,85 @@ class State:
             raise self._runtime_error(e) from None
         except RecursionError:
             raise RuleRuntimeError("the rules recurse without end") from None
+        if named:
+            self._mask_decision(mark, named)
+
+    def _take(self, chosen: Action) -> None:
+        """Carry out a decision: answer a choice, decline or respond in a window, or take a
+        phase's action.  Blocks are pushed as frames; _advance runs them."""
+        from .choices import resolve_hidden
+        pend = self.pending
+        if chosen.name == CHOICE:
+            self.pending = None
+            value = resolve_hidden(self, chosen.params[0][1], pend.get("param", ""))
+            self.frames[-1][2][pend["target"]] = value
+            return
+        if chosen.name == NO_RESPONSE:
+            self.pending = None
+            self.frames[-1][2]["idx"] += 1  # the next player in the window is asked
+            return
+        act = self.prog.actions[chosen.name]
+        env = dict(chosen.params)
+        for cp in act.params:
+            if cp.kind in ("card", "cards"):
+                env[cp.name] = resolve_hidden(self, env[cp.name], cp.kind)
+        frames = self.frames
+        if pend is not None:  # a response: afterwards the window asks on (or opens anew)
+            self.pending = None
+            frames.append([AFTER_RESPONSE_BLOCK, 0, {"wf": len(frames) - 1, "top": self.stack[-1],
+                                                     "depth": len(self.stack)}])
+        else:
+            self.stage = AFTER  # 'after' runs once the action's effect and the stack have resolved
+        if "action_taken" in self.prog.triggers:
+            emit_now(self, "action_taken", {"player": self.active, "action": chosen.name})
+        self._push(act.effect, env)
+
+    def _named_cards(self, chosen: Action) -> list:
+        """The cards a decision's text names: the values of its card choices (face-down picks
+        name no card)."""
+        from .choices import is_marker
+        prog = self.prog
+        if chosen.name == CHOICE:
+            kinds = {"value": self.pending.get("param")}
+        elif chosen.name == NO_RESPONSE:
+            return []
+        else:
+            kinds = prog.actions[chosen.name].card_kinds
+            if not kinds:
+                return []
+        out = []
+        for name, v in chosen.params:
+            k = kinds.get(name)
+            if v is None:
+                continue
+            if k == "card":
+                out.append(v)
+            elif k == "cards":
+                out.extend(v)
+            elif k == "use":
+                out.extend(v["cards"])
+        return [c for c in out if not is_marker(prog, c)]
+
+    def _mask_decision(self, mark: int, cards: list) -> None:
+        """A decision's text names cards: once it is carried out, only the players who can see
+        all of them may read it in the log (the others read that a choice was made)."""
+        if all(self.is_revealed(c) for c in cards):  # the usual case: they went to a public zone
+            return
+        entry = self.log[mark]
+        who = entry[1]
+        readers = {p for p in range(self.n) if all(self.can_see_card(c, p) for c in cards)}
+        if len(readers) < self.n:
+            if who is not None:
+                readers.add(who)
+            self.log[mark] = ["action", who, entry[2], sorted(readers)]
 
     def explain_illegal(self, text: str) -> str:
+        from .explain import explain_illegal
         self._memo = {}
         try:
-            return self._explain_illegal(text)
+            return explain_illegal(self, text)
         finally:
             self._memo = None
-
-    def _explain_illegal(self, text: str) -> str:
-        if self.terminal:
-            return f"'{text}' is illegal: the game is over"
-        ph = self.prog.phases[self.phase]
-        who = player_name(self.active)
-        name = text.split(" ", 1)[0]
-        allowed, where, listed = ph.actions, f"in phase '{self.phase}'", list(ph.actions)
-        if self.in_window():  # only the responses to the top effect may be played
-            kind = self.entry(self.stack[-1])[1]
-            allowed, where = self._responses_for(self.stack[-1]), f"in the response window of '{kind}'"
-            listed = allowed + [NO_RESPONSE]
-        if name in self.prog.actions and name not in allowed:
-            return (f"'{text}' is illegal: '{name}' cannot be taken {where} "
-                    f"(allowed here: {', '.join(listed)})")
-        for aname in allowed:
-            act = self.prog.actions[aname]
-            pre = failing_precondition(act, self)
-            if pre is not None:
-                if _could_be(act, text):
-                    msg, r = pre
-                    why = msg or f"it needs 'require {self._source(r.cond.span)}'"
-                    return f"'{text}' is illegal for {who} now: {why} ({self.prog.path}:{r.span.line})"
-                continue
-            for env in candidates(self.prog, act, self, self.active):
-                if action_text(self.prog, act, self, env) == text:
-                    failed = failing_requirement(act, self, env)
-                    if failed is not None:
-                        msg, r = failed
-                        why = msg or f"it breaks the rule 'require {self._source(r.cond.span)}'"
-                        return f"'{text}' is illegal for {who}: {why} ({self.prog.path}:{r.span.line})"
-        legal = self.legal_action_strings()
-        shown = ", ".join(f"'{a}'" for a in legal[:8]) + (", ..." if len(legal) > 8 else "")
-        return f"'{text}' is not a legal action for {who} {where}; legal now: {shown}"
-
-    def _source(self, span) -> str:
-        from rulespec.graph import source_text
-        return source_text(self.game.model.source, span)
 
     def scores(self) -> list[int]:
         if self.prog.score is None:
@@ -440,124 +426,6 @@ class State:
         w = set(self.winners_ or [])
         return [1.0 if p in w else 0.0 for p in range(self.n)]
 
-    # ------------------------------------------------------------------ visibility
-    def can_see(self, zi: int, viewer: Optional[int]) -> bool:
-        """May `viewer` (None = an omniscient observer) see the faces of the cards in zone zi?"""
-        if viewer is None:
-            return True
-        slot = self.prog.slots[zi]
-        if slot.visibility == "public" or zi in self.revealed:
-            return True
-        return slot.visibility == "owner" and slot.owner == viewer
-
-    def observation(self, player: Optional[int]) -> dict:
-        """What `player` (a seat index from 0) may know: public and own cards by name, other
-        zones as counts.  ``None`` is the omniscient view (every card by name: for tools,
-        debugging and logs, never for a player)."""
-        if player is not None and (not isinstance(player, int) or isinstance(player, bool)
-                                   or not 0 <= player < self.n):
-            raise ValueError(f"observation() takes a seat index from 0 to {self.n - 1} (or None for the "
-                             f"omniscient view), not {player!r}")
-        prog, names = self.prog, self.prog.card_names
-        zones = {}
-        for slot in prog.slots:
-            if slot.owner is not None and slot.owner >= self.n:
-                continue
-            cards = self.zones[slot.index]
-            if self.can_see(slot.index, player):
-                entry = {"cards": [names[c] for c in cards]}
-                if slot.index in self.plays:
-                    entry["plays"] = [[player_name(p), [names[c] for c in cs]] for p, cs in self.plays[slot.index]]
-            else:
-                entry = {"count": len(cards)}
-            zones[slot.name] = entry
-        return {
-            "player": player_name(player),
-            "phase": self.phase,
-            "active": player_name(self.current_player) if not self.terminal else None,
-            "vars": self._vars_dict(player),
-            "zones": zones,
-            "terminal": self.terminal,
-            "winners": [player_name(p) for p in self.winners()],
-            "legal_actions": self.legal_action_strings() if self.current_player == player else [],
-            "stack": [self._entry_view(eid, player) for eid in self.stack],
-        }
-
-    def _entry_view(self, eid: int, viewer: Optional[int]) -> dict:
-        """A stack entry as a player sees it: its cards by name where the player can see them."""
-        e = self.entry(eid)
-        names = self.prog.card_names
-        return {"effect": e[1], "by": player_name(e[2]),
-                "target": player_name(e[3]) if e[3] is not None else None,
-                "cards": [names[c] if self.can_see(self.where[c], viewer) else "hidden card" for c in e[4]],
-                "cancelled": e[6]}
-
-    def _vars_dict(self, viewer: Optional[int]) -> dict:
-        """Variables as the viewer may know them: players as P1.., cards by name only where the
-        viewer can see the card's zone (a variable must not leak a hidden card)."""
-        out = {}
-        for (info, _), value in zip(self.prog.var_defaults, self.vars):
-            show = self._shower(info.type, viewer)
-            out[info.name] = [show(v) for v in value] if info.per_player else show(value)
-        return out
-
-    def _shower(self, t, viewer: Optional[int]):
-        if t.name == "player":
-            return lambda v: None if v is None else player_name(v)
-        if t.name == "card":
-            names = self.prog.card_names
-            return lambda v: None if v is None else (names[v] if self.can_see(self.where[v], viewer) else "hidden card")
-        if t.name == "list":
-            inner = self._shower(t.elem, viewer)
-            return lambda v: [inner(x) for x in v]
-        return lambda v: v
-
-    # ------------------------------------------------------------------ the log
-    def log_lines(self, viewer: Optional[int] = None, start: int = 0) -> list[str]:
-        """The log as readable lines, masked for `viewer` (None shows everything); with
-        `start`, only the lines of the log entries from that index on (len(state.log) is
-        where the next new entry will be: printing as a game goes stays linear in time)."""
-        log = self.log if start <= 0 else self.log[start:]
-        return [line for e in log for line in [self._render(e, viewer)] if line]
-
-    def _render(self, e: list, viewer: Optional[int]) -> str:
-        names, slots = self.prog.card_names, self.prog.slots
-        kind = e[0]
-        if kind == "text":
-            return e[1]
-        if kind == "phase":
-            return f"-- {e[1]} --"
-        if kind == "action":
-            return f"{player_name(e[1])}: {e[2]}"
-        if kind == "move":
-            dest, moved = e[1], e[2]
-            by_src: dict = {}
-            for c, src in moved:
-                by_src.setdefault(src, []).append(c)
-            parts = []
-            for src, cs in by_src.items():
-                if self.can_see(dest, viewer) or self.can_see(src, viewer):
-                    what = " + ".join(names[c] for c in cs)
-                else:
-                    what = f"{len(cs)} card{'s' if len(cs) != 1 else ''}"
-                parts.append(f"{what} from {slots[src].name}")
-            return f"   moved {', '.join(parts)} to {slots[dest].name}"
-        if kind == "reveal":
-            return f"   {slots[e[1]].name} is revealed: " + (" + ".join(names[c] for c in e[2]) or "nothing")
-        if kind == "look":
-            who = player_name(e[1])
-            if viewer is None or viewer == e[1]:
-                return f"   {who} looks at " + (" + ".join(names[c] for c in e[2]) or "nothing")
-            return f"   {who} looks at {len(e[2])} card{'s' if len(e[2]) != 1 else ''}"
-        if kind == "stack":
-            return f"   {e[2]} goes on the stack (by {player_name(e[3])})"
-        if kind == "resolve":
-            return f"   {e[2]} " + ("is cancelled and has no effect" if e[3] else "resolves")
-        if kind == "end":
-            return "Game over. Winner" + ("s" if len(e[1]) != 1 else "") + ": " + \
-                (", ".join(player_name(p) for p in e[1]) or "nobody")
-        return ""
-
     # ------------------------------------------------------------------ copies and JSON
     def clone(self) -> "State":
         st = State.__new__(State)
@@ -570,12 +438,14 @@ class State:
         st.terminal = self.terminal
         st.winners_ = list(self.winners_) if self.winners_ is not None else None
         st.revealed = list(self.revealed)
+        st.shown = list(self.shown)
         st.log = list(self.log)  # entries are never mutated once written
         st.history = list(self.history)
         st.stack = list(self.stack)
-        st.entries = [[e[0], e[1], e[2], e[3], list(e[4]), e[5], e[6]] for e in self.entries]
+        st.entries = [[e[0], e[1], e[2], e[3], list(e[4]), e[5], e[6], _deep(e[7])] for e in self.entries]
         st.next_entry, st.turn_active = self.next_entry, self.turn_active
-        st.window = [list(self.window[0]), self.window[1]] if self.window is not None else None
+        st.frames = [[f[0], f[1], _deep(f[2])] for f in self.frames] if self.frames else []
+        st.pending = _deep(self.pending) if self.pending is not None else None
         st._legal = self._legal
         st._legal_map = self._legal_map
         st._memo = None
@@ -604,19 +474,20 @@ class State:
         st.game, st.prog = game, game.prog
         st.n, st.seed, st.opts = d["players"], d["seed"], dict(d["options"])
         st.phase, st.stage, st.active, st.rng = d["phase"], d["stage"], d["active"], d["rng"]
-        st.vars = [list(v) if isinstance(v, list) else v for v in d["vars"]]
+        st.vars = [_deep(v) for v in d["vars"]]
         st.zones = [list(z) for z in d["zones"]]
         st.where = [0] * game.prog.card_count
         for zi, z in enumerate(st.zones):
             for c in z:
                 st.where[c] = zi
         st.plays = {int(k): [[p, list(cs)] for p, cs in v] for k, v in d["plays"].items()}
-        st.revealed, st.terminal = list(d["revealed"]), d["terminal"]
+        st.revealed, st.shown, st.terminal = list(d["revealed"]), list(d["shown"]), d["terminal"]
         st.winners_ = list(d["winners"]) if d["winners"] is not None else None
         st.history, st.log = list(d["history"]), list(d["log"])
-        st.stack, st.entries = list(d["stack"]), [list(e) for e in d["entries"]]
+        st.stack, st.entries = list(d["stack"]), [_deep(e) for e in d["entries"]]
         st.next_entry, st.turn_active = d["next_entry"], d["turn_active"]
-        st.window = [list(d["window"][0]), d["window"][1]] if d["window"] is not None else None
+        st.frames = [[f[0], f[1], _deep(f[2])] for f in d["frames"]]
+        st.pending = _deep(d["pending"])
         st._legal = st._legal_map = None
         st._memo = None
         st.cov = None
@@ -626,16 +497,13 @@ class State:
         return f"<State {self.game.model.name} phase={self.phase} active={player_name(self.active)} terminal={self.terminal}>"
 
 
-def _could_be(act, text: str) -> bool:
-    """Could `text` name this action?  Compares with the fixed start of its text (its template
-    up to the first hole, or its name), so a failed precondition can be explained."""
-    template = act.decl.text.value if act.decl.text is not None else None
-    if template is None:
-        return text == act.name or text.startswith(act.name + " ")
-    prefix = template.split("{", 1)[0]
-    if "{" not in template:
-        return text == template
-    return bool(prefix.strip()) and text.startswith(prefix)
+def _deep(v):
+    """A copy of plain data (lists and dicts copied all the way down)."""
+    if isinstance(v, list):
+        return [_deep(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _deep(x) for k, x in v.items()}
+    return v
 
 
 def _zero(type_name: str):

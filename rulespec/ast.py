@@ -170,9 +170,12 @@ class Let(Stmt):
 
 @node
 class LValue:
+    """What an assignment writes: a variable, ``var[player]``, or a field reached from a name
+    (``this.n``, ``stack_top.target``, ``r.amount``: ``path`` holds the field names)."""
     name: str
     index: Optional[Expr]
     span: Span
+    path: tuple = ()
 
 
 @node
@@ -189,6 +192,7 @@ class Move(Stmt):
     dest: Expr
     position: str  # "top" | "bottom"
     span: Span
+    cause: Optional[Expr] = None  # the 'cause' of the built-in 'moved' event (default "move")
 
 
 @node
@@ -197,6 +201,7 @@ class Deal(Stmt):
     source: Expr
     dest: Expr
     span: Span
+    cause: Optional[Expr] = None
 
 
 @node
@@ -211,6 +216,7 @@ class Play(Stmt):
     dest: Expr
     by: Optional[Expr]
     span: Span
+    cause: Optional[Expr] = None
 
 
 @node
@@ -249,13 +255,17 @@ class Reveal(Stmt):
 
 @node
 class StackStmt(Stmt):
-    """``stack EFFECT [by P] [target P] [with CARDS] [against ENTRY]``: put an effect on the response stack."""
+    """``stack EFFECT[(field = value, ...)] [by P] [target P] [with CARDS] [against ENTRY]``: put
+    an effect on the response stack.  ``resolve EFFECT ...`` (now=True) also runs its window
+    and resolution (and everything stacked above it) before the block goes on."""
     effect: Ident
     by: Optional[Expr]
     target: Optional[Expr]
     with_: Optional[Expr]
     against: Optional[Expr]
     span: Span
+    fields: tuple = ()   # ((field name, Expr), ...)
+    now: bool = False
 
 
 @node
@@ -274,8 +284,29 @@ class Cancel(Stmt):
 
 @node
 class Emit(Stmt):
+    """``[let NAME =] emit EVENT(args)``: run the event's triggers; with ``let`` the event's
+    record (its fields after every trigger, and ``prevented``) is kept in NAME."""
     event: Ident
     args: tuple
+    span: Span
+    target: Optional[str] = None
+
+
+@node
+class Prevent(Stmt):
+    """``prevent``: in a trigger, stop the event being emitted (no later trigger runs)."""
+    span: Span
+
+
+@node
+class Choose(Stmt):
+    """``let NAME = choose WHO [optional] ["prompt"]: SPEC`` and ``let NAME = ask WHO "question"``
+    (param.kind "bool"): the block stops until WHO chooses, then NAME holds the choice."""
+    name: str
+    chooser: Expr
+    optional: bool
+    prompt: Optional[StrLit]
+    param: "ActionParam"
     span: Span
 
 
@@ -297,6 +328,7 @@ class GameDecl:
     cards_start: Optional[Ident]
     score: Optional[ScoreClause]
     span: Span
+    label: Optional[ScoreClause] = None  # ``label c: TEXT``: how a card is shown (default: its name)
 
 
 @node
@@ -336,6 +368,18 @@ class CardDecl:
     name: str
     fields: tuple  # of CardField
     doc: Optional[str]
+    span: Span
+    copies: tuple = ()     # of tuples of CardField: one physical card each, with its own values
+    abilities: tuple = ()  # of AbilityGroup
+
+
+@node
+class AbilityGroup:
+    """``while in ZONE[, ZONE] [when COND] { actions, triggers, conversions, modify }``: what a card
+    gives the player who owns the zone it sits in (``owner``), while it is there (``self`` is the card)."""
+    zones: tuple  # of Ident
+    when: Optional[Expr]
+    items: tuple
     span: Span
 
 
@@ -385,10 +429,12 @@ class InvariantDecl:
 
 @node
 class ActionParam:
-    """One choice an action asks for.
+    """One choice an action (or a 'choose', or a conversion) asks for.
 
-    kind is "int" (domain: a range), "player" (cond), "enum" (same: the enum's name,
-    cond), "card" (domain: a zone or card list, cond) or "cards" (domain, size, same)."""
+    kind is "int" (domain: a range, cond), "player" (cond; nullable: 'player or none'),
+    "players" (domain: a list of players, size, ordered), "enum" (same: the enum's name,
+    cond), "card" (domain: a zone or card list, cond), "cards" (domain, size, same, ...),
+    "use" (role: a card name; domain, cond) or "bool" (an 'ask')."""
     name: str
     kind: str
     domain: Optional[Expr]
@@ -398,6 +444,9 @@ class ActionParam:
     span: Span
     distinct: Optional[Ident] = None   # every card a different value of this property
     wild: Optional[tuple] = None       # (variable name, condition): cards that may join any 'same' group
+    ordered: bool = False              # players: the order of the chosen players matters
+    nullable: bool = False             # player or none: 'none' when no player qualifies
+    role: Optional[str] = None         # use: the card name chosen cards (or conversions) play as
 
 
 @node
@@ -417,6 +466,7 @@ class ActionDecl:
     effect: Optional[Block]
     span: Span
     respond_to: tuple = ()  # of Ident: effect names or tags this response answers (empty: not a response)
+    offered_in: tuple = ()  # of Ident: phases that offer it besides those that list it
 
 
 @node
@@ -438,6 +488,7 @@ class PhaseDecl:
     exit: Optional[Block]
     nexts: tuple
     span: Span
+    requires: tuple = ()  # of Require: every action offered in this phase needs them
 
 
 @node
@@ -458,6 +509,16 @@ class EffectDecl:
     resolve: Optional[Block]
     cancelled: Optional[Block]
     span: Span
+    fields: tuple = ()       # of FieldDecl: data each entry of this effect carries (this.NAME)
+    mandatory: bool = False  # its window offers no 'no response' to a player who has a response
+
+
+@node
+class FieldDecl:
+    name: str
+    type: TypeRef
+    default: Optional[Expr]
+    span: Span
 
 
 @node
@@ -476,4 +537,41 @@ class TriggerDecl:
     for_expr: Optional[Expr]
     when: Optional[Expr]
     body: Block
+    span: Span
+    timing: str = "on"  # "before", "on" or "after" the event
+
+
+@node
+class ConversionDecl:
+    """``conversion NAME as "Card" { from x: SPEC  require ...  property p = ... }``: cards (or no
+    card) a player may use as a card of another name."""
+    name: str
+    role: str
+    doc: Optional[str]
+    text: Optional[StrLit]
+    source: Optional[ActionParam]
+    requires: tuple
+    props: tuple  # ((property name, Expr), ...)
+    span: Span
+
+
+@node
+class RuleDecl:
+    """``rule NAME(params): TYPE = BASE combine OP``: a value the rules read and components change."""
+    name: str
+    params: tuple
+    rtype: TypeRef
+    base: Expr
+    combine: Ident
+    doc: Optional[str]
+    span: Span
+
+
+@node
+class ModifyDecl:
+    """``modify RULE(names) = VALUE [when COND]``: a contribution to a rule value."""
+    rule: Ident
+    args: tuple  # of str
+    value: Expr
+    when: Optional[Expr]
     span: Span

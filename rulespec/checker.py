@@ -11,7 +11,7 @@ from . import ast as A
 from . import types as T
 from .diagnostics import Diagnostic, RulesError, did_you_mean
 from .graph import build_phase_graph, analyse_phase_graph
-from .model import CardInfo, EnumInfo, Model, OptionInfo, PropertyInfo, VarInfo, ZoneInfo
+from .model import Ability, CardInfo, EnumInfo, Model, OptionInfo, PropertyInfo, VarInfo, ZoneInfo
 from .parser import parse_file, parse_template, parse_text
 
 ZONE_KINDS = {"pile", "set", "plays"}
@@ -37,6 +37,16 @@ BUILTIN_EVENTS = {
     "phase_start": (("phase", T.TEXT),),
     "phase_end": (("phase", T.TEXT),),
     "action_taken": (("player", T.PLAYER), ("action", T.TEXT)),
+    # every move, deal and play, once per zone the cards come from (only when a trigger listens)
+    "moved": (("items", T.CARDS), ("source", T.ZONE), ("dest", T.ZONE), ("mover", T.PLAYER), ("cause", T.TEXT)),
+}
+TIMINGS = ("before", "on", "after")
+COMBINE = {"sum": T.INT, "max": T.INT, "min": T.INT, "any": T.BOOL, "all": T.BOOL}
+# Fields of a card as used (a 'use' choice): besides these, every card property
+USE_FIELDS = {
+    "name": (T.TEXT, "the name it is used as"),
+    "cards": (T.CARDS, "the physical cards that make it (none for a conversion without cards)"),
+    "via": (T.TEXT, "the conversion that made it, or \"\" for a card used as itself"),
 }
 
 # Fields of a stack entry
@@ -48,6 +58,7 @@ ENTRY_FIELDS = {
     "against": (T.ENTRY, "the effect it answers, or none"),
     "cancelled": (T.BOOL, "whether it has been cancelled"),
 }
+WRITABLE_ENTRY_FIELDS = {"by", "target"}  # besides the fields an effect declares
 
 # Builtin functions: name -> description (signatures are checked in Checker._call)
 BUILTIN_FUNCS = {
@@ -67,6 +78,8 @@ BUILTIN_FUNCS = {
     "abs": "the absolute value of a number",
     "cards": "the cards in a zone, as a list",
     "tagged": "whether a stack entry's effect carries a tag (or is that effect)",
+    "reversed": "a list in the opposite order",
+    "revealed": "whether a card's face is shown to every player",
 }
 
 
@@ -95,6 +108,12 @@ class Checker:
         self.effect_tags: set[str] = set()
         self.events: dict[str, A.EventDecl] = {}
         self.triggers: list[A.TriggerDecl] = []
+        self.conversions: dict[str, A.ConversionDecl] = {}
+        self.rules_: dict[str, A.RuleDecl] = {}
+        self.rule_sigs: dict[str, tuple] = {}
+        self.modifies: list[A.ModifyDecl] = []
+        self.abilities: dict = {}  # declaration inside a card -> Ability
+        self.effect_fields: dict[str, dict] = {}  # effect -> {field: type}
         self.game: Optional[A.GameDecl] = None
         self.global_names: dict[str, tuple] = {}  # bare name -> (kind, span)
 
@@ -125,7 +144,9 @@ class Checker:
                      self.properties, self.cards, self.zones, self.vars, self.defs, self.actions,
                      self.phases, self.invariants, graph, self.types, self.refs, self.templates,
                      [d for d in self.diags if d.severity == "warning"],
-                     effects=self.effects, events=self.events, triggers=self.triggers)
+                     effects=self.effects, events=self.events, triggers=self.triggers,
+                     conversions=self.conversions, rules=self.rules_, modifies=self.modifies,
+                     abilities=self.abilities, label=g.label)
 
     # ------------------------------------------------------------------ declarations
     def declare(self, name: str, kind: str, span: A.Span) -> bool:
@@ -134,7 +155,11 @@ class Checker:
             return False
         if name in self.global_names:
             other_kind, other = self.global_names[name]
-            self.error(span, f"'{name}' is already declared (as {other_kind}, line {other.line})")
+            hint = None
+            if kind.startswith("a member of enum") or other_kind.startswith("a member of enum"):
+                hint = ("enum members share one namespace with zones, variables, options and functions "
+                        "(a bare name must say one thing); rename one of them")
+            self.error(span, f"'{name}' is already declared (as {other_kind}, line {other.line})", hint)
             return False
         self.global_names[name] = (kind, span)
         return True
@@ -204,11 +229,20 @@ class Checker:
                         seen.add(prm.name)
                     self.def_sigs[d.name] = (tuple(self.resolve_type(prm.type) for prm in d.params),
                                              self.resolve_type(d.rtype))
-            elif isinstance(d, A.ActionDecl):
-                if d.name in self.actions:
-                    self.error(d.span, f"action '{d.name}' is already declared (line {self.actions[d.name].span.line})")
-                else:
-                    self.actions[d.name] = d
+            elif isinstance(d, (A.ActionDecl, A.ConversionDecl, A.ModifyDecl)):
+                self.register(d)
+            elif isinstance(d, A.CardDecl):
+                for group in d.abilities:
+                    for item in group.items:
+                        self.abilities[item] = Ability(d.name, group, item)
+                        self.register(item)
+            elif isinstance(d, A.RuleDecl):
+                if self.declare(d.name, "a rule value", d.span):
+                    if d.name in BUILTIN_FUNCS:
+                        self.error(d.span, f"'{d.name}' is a built-in function and cannot be redefined")
+                    self.rules_[d.name] = d
+                    self.rule_sigs[d.name] = (tuple(self.resolve_type(prm.type) for prm in d.params),
+                                              self.resolve_type(d.rtype))
             elif isinstance(d, A.PhaseDecl):
                 if d.name in self.phases:
                     self.error(d.span, f"phase '{d.name}' is already declared (line {self.phases[d.name].span.line})")
@@ -222,15 +256,14 @@ class Checker:
                 else:
                     self.effects[d.name] = d
                     self.effect_tags.update(t.name for t in d.tags)
+                    self.effect_fields[d.name] = {f.name: self.resolve_type(f.type) for f in d.fields}
             elif isinstance(d, A.EventDecl):
                 if d.name in self.events or d.name in BUILTIN_EVENTS:
                     self.error(d.span, f"event '{d.name}' is already declared")
                 else:
                     self.events[d.name] = d
             elif isinstance(d, A.TriggerDecl):
-                if any(t.name == d.name for t in self.triggers):
-                    self.error(d.span, f"trigger '{d.name}' is already declared")
-                self.triggers.append(d)
+                self.register(d)
         # cards need properties and enums
         for d in decls:
             if isinstance(d, A.CardDecl):
@@ -251,6 +284,30 @@ class Checker:
             elif self.cards:
                 self.error(g.span, "the game does not say where the cards start",
                            "add to the game block: cards start in <zone>")
+
+    def register(self, d) -> None:
+        """Declarations that may stand at the top level or inside a card's abilities."""
+        if isinstance(d, A.ActionDecl):
+            if d.name in self.actions:
+                self.error(d.span, f"action '{d.name}' is already declared (line {self.actions[d.name].span.line})")
+            else:
+                self.actions[d.name] = d
+        elif isinstance(d, A.TriggerDecl):
+            if any(t.name == d.name for t in self.triggers):
+                self.error(d.span, f"trigger '{d.name}' is already declared")
+            self.triggers.append(d)
+        elif isinstance(d, A.ConversionDecl):
+            if d.name in self.conversions:
+                self.error(d.span, f"conversion '{d.name}' is already declared "
+                                   f"(line {self.conversions[d.name].span.line})")
+            else:
+                self.conversions[d.name] = d
+        elif isinstance(d, A.ModifyDecl):
+            self.modifies.append(d)
+
+    def ability_env(self, d) -> dict:
+        """The names a declaration carried by a card may use: its owner and the card itself."""
+        return {"owner": T.PLAYER, "self": T.CARD} if d in self.abilities else {}
 
     def zone_info(self, d: A.ZoneDecl) -> ZoneInfo:
         kind, vis = "pile", "public"
@@ -326,6 +383,25 @@ class Checker:
         for name, info in self.properties.items():
             if name not in props:
                 props[name] = {"int": 0, "bool": False, "text": ""}.get(info.type.name)
+        copy_props = []
+        if d.copies:
+            if seen_copies:
+                self.error(d.span, f"card '{d.name}' gives both 'copies' and 'copy' blocks",
+                           "with 'copy { ... }' blocks, each block is one physical card")
+            for fields in d.copies:
+                own = dict(props)
+                seen = set()
+                for f in fields:
+                    info = self.properties.get(f.name)
+                    if info is None:
+                        self.error(f.span, f"unknown card property '{f.name}'", did_you_mean(f.name, self.properties))
+                        continue
+                    if f.name in seen:
+                        self.error(f.span, f"property '{f.name}' is given twice")
+                    seen.add(f.name)
+                    own[f.name] = self.constant(f.value, info.type)
+                copy_props.append(own)
+            copies = len(d.copies)
         if any(c.name == d.name for c in self.cards):
             self.error(d.span, f"card '{d.name}' is already declared", "give it more copies instead")
             return
@@ -333,7 +409,7 @@ class Checker:
         total = sum(c.copies for c in self.cards)
         if total <= MAX_CARDS < total + copies:
             self.error(d.span, f"with card '{d.name}' the deck holds {total + copies} cards; at most {MAX_CARDS}")
-        self.cards.append(CardInfo(d.name, props, copies, d.doc))
+        self.cards.append(CardInfo(d.name, props, copies, d.doc, copy_props, d.abilities))
 
     # ------------------------------------------------------------------ bodies
     def check_bodies(self) -> None:
@@ -360,6 +436,33 @@ class Checker:
             self.check_effect(e)
         for t in self.triggers:
             self.check_trigger(t)
+        for c in self.conversions.values():
+            self.check_conversion(c)
+        for r in self.rules_.values():
+            ptypes, rt = self.rule_sigs[r.name]
+            if r.combine.name not in COMBINE:
+                self.error(r.combine.span, f"unknown way to combine '{r.combine.name}'",
+                           "combine with sum, max or min (numbers), any or all (true/false)")
+            elif not T.assignable(COMBINE[r.combine.name], rt) or rt == T.ANY:
+                self.error(r.combine.span, f"'{r.combine.name}' combines "
+                                           f"{'numbers' if COMBINE[r.combine.name] == T.INT else 'true/false values'}, "
+                                           f"not {rt}")
+            self.expect(r.base, self.expr(r.base, {p.name: t for p, t in zip(r.params, ptypes)}), rt,
+                        f"the base value of '{r.name}'")
+        for m in self.modifies:
+            self.check_modify(m)
+        if g is not None and g.label is not None:
+            if isinstance(g.label.expr, A.StrLit):  # a template: "{c.name} {c.number}"
+                self.template(g.label.expr, {g.label.var: T.CARD})
+            else:
+                self.expect(g.label.expr, self.expr(g.label.expr, {g.label.var: T.CARD}), T.TEXT, "a card's label")
+        for c in self.cards:
+            for group in c.abilities:
+                for z in group.zones:
+                    self.use_zone(z.name, z.span)
+                if group.when is not None:
+                    self.expect(group.when, self.expr(group.when, {"owner": T.PLAYER, "self": T.CARD}), T.BOOL,
+                                "when the abilities work")
         for inv in self.invariants:
             if inv.at is not None and inv.at.name not in self.phases:
                 self.error(inv.at.span, f"unknown phase '{inv.at.name}'", did_you_mean(inv.at.name, self.phases))
@@ -407,52 +510,80 @@ class Checker:
                 visit(child)
         visit(d.body)
 
+    def check_param(self, p: A.ActionParam, env: dict) -> T.Type:
+        """Check one choice (an action parameter, a 'choose', a conversion's cards) in env, which
+        holds the choices before it; returns the type of the chosen value."""
+        if p.kind == "int":
+            t = self.expr(p.domain, env)
+            if not (isinstance(p.domain, A.Range) or t == T.list_of(T.INT) or t == T.ANY):
+                self.error(p.domain.span, "an int choice needs a range, like 0..5")
+            if p.cond is not None:
+                self.expect(p.cond, self.expr(p.cond, {**env, p.name: T.INT}), T.BOOL, "a condition")
+            return T.INT
+        if p.kind == "bool":
+            if p.cond is not None:
+                self.expect(p.cond, self.expr(p.cond, {**env, p.name: T.BOOL}), T.BOOL, "a condition")
+            return T.BOOL
+        if p.kind == "enum":
+            if p.same.name not in self.enums:
+                self.error(p.same.span, f"unknown type '{p.same.name}' for a choice",
+                           did_you_mean(p.same.name, list(self.enums) + ["int", "player", "players", "card",
+                                                                         "cards", "use"]))
+                return T.ANY
+            t = T.enum_type(p.same.name)
+            if p.cond is not None:
+                self.expect(p.cond, self.expr(p.cond, {**env, p.name: t}), T.BOOL, "a condition")
+            return t
+        if p.kind == "player":
+            if p.cond is not None:
+                self.expect(p.cond, self.expr(p.cond, {**env, p.name: T.PLAYER}), T.BOOL, "a condition")
+            return T.PLAYER
+        if p.kind == "players":
+            self.expect(p.domain, self.expr(p.domain, env), T.PLAYERS, "the players to choose from")
+            self.check_size(p, env)
+            return T.PLAYERS
+        if p.kind in ("card", "use"):
+            self.expect_cards(p.domain, self.zexpr(p.domain, env, False))
+            t = T.CARD if p.kind == "card" else T.USE
+            if p.kind == "use" and p.role not in {c.name for c in self.cards} and \
+                    p.role not in {c.role for c in self.conversions.values()}:
+                self.error(p.span, f"no card and no conversion is called '{p.role}'",
+                           did_you_mean(p.role, [c.name for c in self.cards]))
+            if p.cond is not None:
+                self.expect(p.cond, self.expr(p.cond, {**env, p.name: t}), T.BOOL, "a condition")
+            return t
+        self.expect_cards(p.domain, self.zexpr(p.domain, env, False))
+        self.check_size(p, env)
+        for sel in (p.same, p.distinct):
+            if sel is not None and sel.name not in self.properties and sel.name != "name":
+                self.error(sel.span, f"unknown card property '{sel.name}'",
+                           did_you_mean(sel.name, self.properties))
+        if p.same is not None and p.distinct is not None:
+            self.error(p.span, "a set cannot be both 'same' and 'distinct'")
+        if p.wild is not None:
+            var, cond = p.wild
+            self.expect(cond, self.expr(cond, {**env, var: T.CARD}), T.BOOL, "a wild-card condition")
+            if p.same is None:
+                self.error(p.span, "'wild' only goes with 'same' (wild cards join a group of alike cards)")
+        return T.CARDS
+
+    def check_size(self, p: A.ActionParam, env: dict) -> None:
+        if p.size is not None:
+            st = self.expr(p.size, env)
+            if st not in (T.INT, T.ANY, T.list_of(T.INT)) and not isinstance(p.size, A.Range):
+                self.error(p.size.span, f"size must be a number, a range or a list of numbers, not {st}")
+
     def check_action(self, a: A.ActionDecl) -> None:
-        env = {}
+        env = self.ability_env(a)
         for p in a.params:
             if p.name in env:
                 self.error(p.span, f"parameter '{p.name}' is declared twice")
-            if p.kind == "int":
-                t = self.expr(p.domain, env)
-                if not (isinstance(p.domain, A.Range) or t == T.list_of(T.INT) or t == T.ANY):
-                    self.error(p.domain.span, "an int choice needs a range, like 0..5")
-                env[p.name] = T.INT
-            elif p.kind == "enum":
-                if p.same.name not in self.enums:
-                    self.error(p.same.span, f"unknown type '{p.same.name}' for a choice",
-                               did_you_mean(p.same.name, list(self.enums) + ["int", "player", "card", "cards"]))
-                    env[p.name] = T.ANY
-                else:
-                    env[p.name] = T.enum_type(p.same.name)
-                if p.cond is not None:
-                    self.expect(p.cond, self.expr(p.cond, env), T.BOOL, "a condition")
-            elif p.kind == "player":
-                env[p.name] = T.PLAYER
-                if p.cond is not None:
-                    self.expect(p.cond, self.expr(p.cond, env), T.BOOL, "a condition")
-            elif p.kind == "card":
-                self.expect_cards(p.domain, self.zexpr(p.domain, env, False))
-                env[p.name] = T.CARD
-                if p.cond is not None:
-                    self.expect(p.cond, self.expr(p.cond, env), T.BOOL, "a condition")
-            else:
-                self.expect_cards(p.domain, self.zexpr(p.domain, env, False))
-                if p.size is not None:
-                    st = self.expr(p.size, env)
-                    if st not in (T.INT, T.ANY, T.list_of(T.INT)) and not isinstance(p.size, A.Range):
-                        self.error(p.size.span, f"size must be a number, a range or a list of numbers, not {st}")
-                for sel in (p.same, p.distinct):
-                    if sel is not None and sel.name not in self.properties and sel.name != "name":
-                        self.error(sel.span, f"unknown card property '{sel.name}'",
-                                   did_you_mean(sel.name, self.properties))
-                if p.same is not None and p.distinct is not None:
-                    self.error(p.span, "a set cannot be both 'same' and 'distinct'")
-                if p.wild is not None:
-                    var, cond = p.wild
-                    self.expect(cond, self.expr(cond, {**env, var: T.CARD}), T.BOOL, "a wild-card condition")
-                    if p.same is None:
-                        self.error(p.span, "'wild' only goes with 'same' (wild cards join a group of alike cards)")
-                env[p.name] = T.CARDS
+            env[p.name] = self.check_param(p, env)
+        for ph in a.offered_in:
+            if ph.name not in self.phases:
+                self.error(ph.span, f"unknown phase '{ph.name}'", did_you_mean(ph.name, self.phases))
+            elif a.respond_to:
+                self.error(ph.span, f"'{a.name}' is a response: it is offered in response windows, not by a phase")
         self.check_choice_count(a)
         for r in a.requires:
             self.expect(r.cond, self.expr(r.cond, env), T.BOOL, "a requirement")
@@ -489,11 +620,59 @@ class Checker:
 
     def check_effect(self, e: A.EffectDecl) -> None:
         env = {"this": T.ENTRY}
+        fields: dict = {}
+        for f in e.fields:
+            if f.name in fields or f.name in ENTRY_FIELDS:
+                self.error(f.span, f"effect '{e.name}' already has a field '{f.name}'")
+                continue
+            t = self.resolve_type(f.type)
+            fields[f.name] = t
+            if f.default is not None:
+                self.expect(f.default, self.expr(f.default, {}), t, f"the default of field '{f.name}'")
+            elif t.name not in T.NULLABLE and t.name not in ("int", "bool", "text", "list", "enum"):
+                self.error(f.span, f"field '{f.name}' needs a default value")
         if e.ask is not None:
             self.expect(e.ask, self.expr(e.ask, env), T.PLAYERS, "the players a window asks")
         for blk in (e.resolve, e.cancelled):
             if blk is not None:
                 self.block(blk, env)
+
+    def check_conversion(self, c: A.ConversionDecl) -> None:
+        env = {"owner": T.PLAYER, **self.ability_env(c)}
+        if c.role not in {card.name for card in self.cards}:
+            self.warning(c.span, f"no card is called '{c.role}': only this conversion makes one",
+                         did_you_mean(c.role, [card.name for card in self.cards]))
+        if c.source is not None:
+            if c.source.kind not in ("card", "cards"):
+                self.error(c.source.span, "a conversion is made 'from' a card or cards")
+            env[c.source.name] = self.check_param(c.source, env)
+        for r in c.requires:
+            self.expect(r.cond, self.expr(r.cond, env), T.BOOL, "a requirement")
+        seen = set()
+        for name, e in c.props:
+            info = self.properties.get(name)
+            if info is None:
+                self.error(e.span, f"unknown card property '{name}'", did_you_mean(name, self.properties))
+                continue
+            if name in seen:
+                self.error(e.span, f"property '{name}' is given twice")
+            seen.add(name)
+            self.expect(e, self.expr(e, env), info.type, f"property '{name}'")
+        if c.text is not None:
+            self.template(c.text, env)
+
+    def check_modify(self, m: A.ModifyDecl) -> None:
+        r = self.rules_.get(m.rule.name)
+        if r is None:
+            self.error(m.rule.span, f"unknown rule value '{m.rule.name}'", did_you_mean(m.rule.name, self.rules_))
+            return
+        ptypes, rt = self.rule_sigs[r.name]
+        if len(m.args) != len(r.params):
+            self.error(m.span, f"'{r.name}' takes {len(r.params)} argument(s), not {len(m.args)}")
+        env = {**self.ability_env(m), **{n: t for n, t in zip(m.args, ptypes)}}
+        if m.when is not None:
+            self.expect(m.when, self.expr(m.when, env), T.BOOL, "a condition")
+        self.expect(m.value, self.expr(m.value, env), rt, f"a contribution to '{r.name}'")
 
     def event_params(self, name: str) -> list:
         if name in BUILTIN_EVENTS:
@@ -506,7 +685,10 @@ class Checker:
             self.error(t.event.span, f"unknown event '{t.event.name}'",
                        did_you_mean(t.event.name, list(self.events) + list(BUILTIN_EVENTS)))
             return
-        env = dict(self.event_params(t.event.name))
+        if t.timing == "before" and t.event.name in BUILTIN_EVENTS:
+            self.error(t.span, f"'{t.event.name}' is raised by the engine after it happens: a trigger can run "
+                               f"'on' or 'after' it, not 'before'")
+        env = {**self.ability_env(t), **dict(self.event_params(t.event.name)), "$trigger": t.timing}
         if t.for_expr is not None:
             self.expect(t.for_expr, self.expr(t.for_expr, env), T.PLAYERS, "the players of a trigger")
             env[t.for_var] = T.PLAYER
@@ -518,6 +700,8 @@ class Checker:
         for blk in (p.enter, p.after, p.exit):
             if blk is not None:
                 self.block(blk, {})
+        for r in p.requires:
+            self.expect(r.cond, self.expr(r.cond, {}), T.BOOL, "a requirement")
         if p.actor is not None:
             self.expect(p.actor, self.expr(p.actor, {}), T.PLAYER, "the actor")
         for a in p.actions:
@@ -544,6 +728,21 @@ class Checker:
             self.stmt(s, env)
 
     def stmt(self, s, env: dict) -> None:
+        if isinstance(s, A.Choose):
+            self.expect(s.chooser, self.expr(s.chooser, env), T.PLAYER, "who chooses")
+            if s.prompt is not None:
+                self.template(s.prompt, env)
+            if s.name in self.global_names or s.name in BUILTIN_NAMES:
+                self.error(s.span, f"'{s.name}' would hide the global name '{s.name}'", "pick another name")
+            env[s.name] = self.check_param(s.param, env)
+            if s.param.kind == "bool" and s.optional:
+                self.error(s.span, "a yes/no question cannot be 'optional'")
+            return
+        if isinstance(s, A.Prevent):
+            if env.get("$trigger") not in ("before", "on"):
+                self.error(s.span, "'prevent' stops an event from a trigger that runs 'before' or 'on' it",
+                           None if "$trigger" in env else "write it in such a trigger's block")
+            return
         if isinstance(s, A.Let):
             t = self.expr(s.value, env)
             if t == T.NONE:
@@ -551,6 +750,15 @@ class Checker:
             if s.name in self.global_names or s.name in BUILTIN_NAMES:
                 self.error(s.span, f"'{s.name}' would hide the global name '{s.name}'", "pick another name")
             env[s.name] = T.CARDS if t.name == "zone" else t
+        elif isinstance(s, A.Assign) and s.target.path:
+            target_t = self.field_lvalue(s.target, env)
+            vt = self.expr(s.value, env)
+            if s.op == "=":
+                self.expect(s.value, vt, target_t, f"'{'.'.join((s.target.name,) + s.target.path)}'")
+            elif target_t not in (T.INT, T.ANY):
+                self.error(s.span, f"'{s.op}' needs a number, not {target_t}")
+            else:
+                self.expect(s.value, vt, T.INT, f"'{s.op}'")
         elif isinstance(s, A.Assign):
             target_t = self.lvalue(s.target, env)
             vt = self.expr(s.value, env)
@@ -565,10 +773,12 @@ class Checker:
             if t not in (T.CARD, T.ANY):
                 self.expect_cards(s.cards, t)
             self.expect_zone(s.dest, self.zexpr(s.dest, env))
+            self.cause(s, env)
         elif isinstance(s, A.Deal):
             self.expect(s.count, self.expr(s.count, env), T.INT, "the number of cards")
             self.expect_zone(s.source, self.zexpr(s.source, env))
             self.expect_zone(s.dest, self.zexpr(s.dest, env))
+            self.cause(s, env)
         elif isinstance(s, A.Shuffle):
             self.expect_zone(s.zone, self.zexpr(s.zone, env))
         elif isinstance(s, A.Play):
@@ -583,6 +793,7 @@ class Checker:
                            f"declare it as: zone {z.name}: plays public")
             if s.by is not None:
                 self.expect(s.by, self.expr(s.by, env), T.PLAYER, "the player")
+            self.cause(s, env)
         elif isinstance(s, A.If):
             for cond, blk in s.branches:
                 self.expect(cond, self.expr(cond, env), T.BOOL, "a condition")
@@ -604,7 +815,9 @@ class Checker:
         elif isinstance(s, A.Log):
             self.template(s.template, env)
         elif isinstance(s, A.Reveal):
-            self.expect_zone(s.zone, self.zexpr(s.zone, env))
+            t = self.zexpr(s.zone, env, False)
+            if t not in (T.CARD, T.ANY, T.ZONE):
+                self.expect_cards(s.zone, t)
         elif isinstance(s, A.StackStmt):
             if s.effect.name not in self.effects:
                 self.error(s.effect.span, f"unknown effect '{s.effect.name}'", did_you_mean(s.effect.name, self.effects))
@@ -618,6 +831,15 @@ class Checker:
                     self.expect_cards(s.with_, t)
             if s.against is not None:
                 self.expect(s.against, self.expr(s.against, env), T.ENTRY, "'against'")
+            fields = self.effect_fields.get(s.effect.name, {})
+            for fname, fe in s.fields:
+                ft = self.expr(fe, env)
+                if s.effect.name in self.effects and fname not in fields:
+                    self.error(fe.span, f"effect '{s.effect.name}' has no field '{fname}'",
+                               did_you_mean(fname, fields) or (f"declare it: effect {s.effect.name}({fname}: ...)"
+                                                               if not fields else None))
+                elif fname in fields:
+                    self.expect(fe, ft, fields[fname], f"field '{fname}'")
         elif isinstance(s, A.Look):
             t = self.zexpr(s.cards, env, False)
             if t not in (T.CARD, T.ANY):
@@ -637,6 +859,50 @@ class Checker:
                     self.error(s.span, f"event '{s.event.name}' takes {len(params)} argument(s), not {len(s.args)}")
                 for a, (pname, pt) in zip(s.args, params):
                     self.expect(a, self.expr(a, env), pt, f"argument '{pname}' of event '{s.event.name}'")
+            if s.target is not None:
+                if s.target in self.global_names or s.target in BUILTIN_NAMES:
+                    self.error(s.span, f"'{s.target}' would hide the global name '{s.target}'", "pick another name")
+                env[s.target] = T.record_type(s.event.name) if s.event.name in self.events else T.ANY
+
+    def cause(self, s, env: dict) -> None:
+        if s.cause is not None:
+            t = self.expr(s.cause, env)
+            if t.name not in ("text", "enum", "any"):
+                self.error(s.cause.span, f"a cause is a text or an enum member, not {t}")
+
+    def field_lvalue(self, lv: A.LValue, env: dict) -> T.Type:
+        """The type of a field written through a name: this.n, stack_top.target, r.amount."""
+        if len(lv.path) > 1:
+            self.error(lv.span, "only one field deep can be assigned (like this.n)")
+            return T.ANY
+        base = A.Name(lv.name, lv.span)
+        t = self.expr(base, env)
+        field = lv.path[0]
+        if t == T.ANY:
+            return T.ANY
+        if t == T.ENTRY:
+            if field in WRITABLE_ENTRY_FIELDS:
+                return ENTRY_FIELDS[field][0]
+            ft = self.entry_field_type(field)
+            if ft is None:
+                self.error(lv.span, f"a stack entry's '{field}' cannot be assigned" if field in ENTRY_FIELDS
+                           else f"no effect has a field '{field}'",
+                           did_you_mean(field, [f for fs in self.effect_fields.values() for f in fs]))
+                return T.ANY
+            return ft
+        if t.name == "record":
+            params = dict(self.event_params(t.enum))
+            if field not in params:
+                self.error(lv.span, f"event '{t.enum}' has no field '{field}'", did_you_mean(field, params))
+                return T.ANY
+            return params[field]
+        self.error(lv.span, f"{t} has no fields that can be assigned")
+        return T.ANY
+
+    def entry_field_type(self, field: str) -> Optional[T.Type]:
+        """The type of a field some effect declares (the same in every effect that has it)."""
+        found = [fs[field] for fs in self.effect_fields.values() if field in fs]
+        return found[0] if found else None
 
     def not_a_variable(self, lv: A.LValue, env: dict) -> T.Type:
         """Report an assignment to something that is not a variable; returns ANY."""
@@ -855,11 +1121,37 @@ class Checker:
             self.refs[e] = ("prop", e.name)
             return p.type
         if t == T.ENTRY:
-            if e.name not in ENTRY_FIELDS:
-                self.error(e.span, f"a stack entry has no field '{e.name}'", did_you_mean(e.name, ENTRY_FIELDS))
+            if e.name in ENTRY_FIELDS:
+                self.refs[e] = ("entry_field", e.name)
+                return ENTRY_FIELDS[e.name][0]
+            ft = self.entry_field_type(e.name)
+            if ft is None:
+                self.error(e.span, f"a stack entry has no field '{e.name}'",
+                           did_you_mean(e.name, list(ENTRY_FIELDS) + [f for fs in self.effect_fields.values()
+                                                                     for f in fs]))
                 return T.ANY
-            self.refs[e] = ("entry_field", e.name)
-            return ENTRY_FIELDS[e.name][0]
+            self.refs[e] = ("entry_data", e.name)
+            return ft
+        if t.name == "record":
+            params = dict(self.event_params(t.enum))
+            params["prevented"] = T.BOOL
+            if e.name not in params:
+                self.error(e.span, f"the record of event '{t.enum}' has no field '{e.name}'",
+                           did_you_mean(e.name, params))
+                return T.ANY
+            self.refs[e] = ("record_field", e.name)
+            return params[e.name]
+        if t == T.USE:
+            if e.name in USE_FIELDS:
+                self.refs[e] = ("use_field", e.name)
+                return USE_FIELDS[e.name][0]
+            p = self.properties.get(e.name)
+            if p is None:
+                self.error(e.span, f"a used card has no field '{e.name}'",
+                           did_you_mean(e.name, list(USE_FIELDS) + list(self.properties)))
+                return T.ANY
+            self.refs[e] = ("use_field", e.name)
+            return p.type
         if t == T.PLAY:
             fields = {"player": T.PLAYER, "cards": T.CARDS, "size": T.INT}
             if e.name not in fields:
@@ -902,6 +1194,17 @@ class Checker:
     def _call(self, e: A.Call, env) -> T.Type:
         zone_arg = e.func in ("top", "bottom", "plays", "cards") and e.func not in self.defs
         args = [self.zexpr(a, env) if zone_arg and i == 0 else self.expr(a, env) for i, a in enumerate(e.args)]
+        if e.func in self.rules_:
+            r = self.rules_[e.func]
+            self.used.add(e.func)
+            self.refs[e] = ("rule", r)
+            ptypes, rt = self.rule_sigs[e.func]
+            if len(args) != len(r.params):
+                self.error(e.span, f"'{e.func}' takes {len(r.params)} argument(s), not {len(args)}")
+            else:
+                for a, at, p, pt in zip(e.args, args, r.params, ptypes):
+                    self.expect(a, at, pt, f"argument '{p.name}' of '{e.func}'")
+            return rt
         if e.func in self.defs:
             d = self.defs[e.func]
             self.used.add(e.func)
@@ -924,6 +1227,17 @@ class Checker:
                 return False
             return True
         f = e.func
+        if f == "reversed":
+            if not arity(1):
+                return T.ANY
+            if not T.is_list(args[0]) and args[0] != T.ANY:
+                self.error(e.args[0].span, f"'reversed' needs a list, not {args[0]}")
+                return T.ANY
+            return T.CARDS if args[0].name == "zone" else args[0]
+        if f == "revealed":
+            if arity(1):
+                self.expect(e.args[0], args[0], T.CARD, "the argument of 'revealed'")
+            return T.BOOL
         if f in ("count", "sorted", "distinct", "random"):
             if not arity(1):
                 return T.ANY
@@ -1037,7 +1351,8 @@ class Checker:
         for v in self.vars.values():
             if v.name not in self.used:
                 self.warning(v.decl.span, f"variable '{v.name}' is never used")
-        listed = {a.name for p in self.phases.values() for a in p.actions}
+        listed = {a.name for p in self.phases.values() for a in p.actions} | \
+            {a.name for a in self.actions.values() if a.offered_in}
         for a in self.actions.values():
             if a.respond_to:
                 continue  # responses are offered in response windows, not by phases

@@ -6,6 +6,7 @@ run, 2 bad usage.  Bad input never produces a Python traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -152,7 +153,9 @@ def cmd_play(args) -> int:
     try:
         while not state.is_terminal():
             if steps >= args.max_steps:
-                print(f"stopped after {steps} decisions (--max-steps)")
+                path = _write_unfinished(game, state, options, args)
+                print(f"rulespec play: error: the game did not end within {args.max_steps} decisions "
+                      f"(--max-steps); its replay: {path} (rulespec replay {path})", file=sys.stderr)
                 return 1
             for line in state.log_lines(viewer, printed):
                 print(line)
@@ -189,6 +192,25 @@ def cmd_play(args) -> int:
         if log_file:
             log_file.close()
     return 0
+
+
+def _write_unfinished(game, state, options: dict, args) -> str:
+    """A replay file (the fuzzer's format) of a game that did not end, next to the --log file or
+    in the current folder."""
+    import json
+
+    from interpreter.fuzz import REPLAY_FORMAT, REPLAY_VERSION
+    folder = Path(args.log).parent if args.log else Path(".")
+    path = folder / f"{Path(game.path).stem}-unfinished-seed{args.seed}.replay.json"
+    record = {"format": REPLAY_FORMAT, "version": REPLAY_VERSION, "game": game.name,
+              "rules": os.path.relpath(os.path.abspath(game.path), os.path.abspath(folder)),
+              "rules_sha256": game.source_hash, "players": state.n, "seed": state.seed, "options": options,
+              "agent": "play", "agent_seed": args.seed, "game_index": 0, "max_steps": args.max_steps,
+              "failure": {"check": "termination", "message": f"the game did not end within {args.max_steps} "
+                                                             f"decisions", "decisions": len(state.history)},
+              "choices": [], "actions": list(state.history), "then": "stop"}
+    write_output(str(path), json.dumps(record, indent=1) + "\n")
+    return str(path)
 
 
 # ---------------------------------------------------------------------- test
@@ -251,7 +273,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--option", action="append", metavar="NAME=VALUE", default=[])
     p.add_argument("--human", type=int, action="append", metavar="SEAT", help="seat (from 1) played from the terminal")
     p.add_argument("--log", metavar="FILE.jsonl", help="write every event and choice as JSON lines")
-    p.add_argument("--max-steps", type=int, default=100_000)
+    p.add_argument("--max-steps", type=int, default=20_000,
+                   help="decisions before a game counts as endless (default 20000)")
     _add_max_choices(p)
     p.set_defaults(func=cmd_play)
 

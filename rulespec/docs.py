@@ -87,6 +87,9 @@ class Rulebook:
         out += self.actions()
         out += self.responses()
         out += self.triggers()
+        out += self.card_abilities()
+        out += self.conversions()
+        out += self.rule_values()
         out += self.definitions()
         out += self.scoring()
         out += self.ending()
@@ -112,12 +115,14 @@ class Rulebook:
         m = self.m
         props = list(m.properties)
         rows = []
+        def shown(v):
+            return "" if v is None else ("yes" if v is True else "no" if v is False else words(str(v)))
         for c in m.cards:
-            values = []
-            for p in props:
-                v = c.props.get(p)
-                values.append("" if v is None else ("yes" if v is True else "no" if v is False else words(str(v))))
-            rows.append([c.name, str(c.copies)] + values + [c.doc or ""])
+            if c.copy_props:  # every copy its own values: one row per copy
+                for own in c.copy_props:
+                    rows.append([c.name, "1"] + [shown(own.get(p)) for p in props] + [c.doc or ""])
+                continue
+            rows.append([c.name, str(c.copies)] + [shown(c.props.get(p)) for p in props] + [c.doc or ""])
         total = sum(c.copies for c in m.cards)
         header = ["card", "count"] + [words(p) for p in props] + ["what it does"]
         if not any(c.doc for c in m.cards):  # no card says what it does: no empty column
@@ -200,7 +205,10 @@ class Rulebook:
             return f"**{words(p.name)}**: one of " + ", ".join(words(x) for x in members) + \
                 (f", such that {e.expr(p.cond)}" if p.cond else "")
         if p.kind == "player":
-            return f"**{words(p.name)}**: a player" + (f" such that {e.expr(p.cond)}" if p.cond else "")
+            return f"**{words(p.name)}**: a player" + (f" such that {e.expr(p.cond)}" if p.cond else "") + \
+                (" (nobody if no player qualifies)" if p.nullable else "")
+        if p.kind in ("players", "use", "bool"):
+            return f"**{words(p.name)}**: " + ("yes or no" if p.kind == "bool" else e.choice(p))
         if p.kind == "card":
             return f"**{words(p.name)}**: a card from {e.expr(p.domain)}" + \
                 (f" such that {e.expr(p.cond)}" if p.cond else "")
@@ -222,6 +230,8 @@ class Rulebook:
         items: list = []
         if a.params:
             items += ["You choose:", [self._param(p) for p in a.params]]
+        if a.offered_in:
+            items.append("It may be taken in: " + ", ".join(words(ph.name) for ph in a.offered_in) + ".")
         if a.requires:
             items += ["It is allowed only when:",
                       [f"{e.expr(r.cond)}" + (f" (otherwise: “{r.message}”)" if r.message else "")
@@ -254,8 +264,14 @@ class Rulebook:
             items: list = []
             if eff.tags:
                 items.append("It counts as: " + ", ".join(words(t.name) for t in eff.tags) + ".")
+            if eff.fields:
+                items.append("It carries: " + ", ".join(
+                    f"{words(f.name)} ({self.en.expr(f.default)} unless said otherwise)" if f.default is not None
+                    else words(f.name) for f in eff.fields) + ".")
             if eff.ask is not None:
                 items.append(f"The players asked, in order: {self.en.expr(eff.ask)}.")
+            if eff.mandatory:
+                items.append("A player asked who can answer it must answer.")
             if eff.resolve is not None:
                 items += ["When it happens:", self.en.block(eff.resolve) or ["nothing happens."]]
             if eff.cancelled is not None:
@@ -275,18 +291,88 @@ class Rulebook:
                   "not tied to a player come first, then each player's, starting with the active player "
                   "and going clockwise.")]
         engine = {"phase_start": "a phase starts", "phase_end": "a phase ends",
-                  "action_taken": "a player has taken an action"}
+                  "action_taken": "a player has taken an action", "moved": "cards move"}
         for t in m.triggers:
             ev = m.events.get(t.event.name)
             when = engine.get(t.event.name) or f"“{words(t.event.name)}” happens" + \
                 (f" ({ev.doc})" if ev is not None and ev.doc else "")
-            head = f"When {when}"
+            head = {"before": "Before ", "after": "After "}.get(t.timing, "When ") + \
+                (when if t.timing == "on" else when.replace(" happens", "", 1))
+            ab = m.abilities.get(t)
+            if ab is not None:
+                head += f", while {ab.card} is in its owner's {', '.join(words(z.name) for z in ab.group.zones)}"
             if t.for_var is not None:
                 head += f", for each {words(t.for_var)} in {self.en.expr(t.for_expr)}"
             if t.when is not None:
                 head += f", if {self.en.expr(t.when)}"
             out += [_h(3, words(t.name)), _ul([head + ":", self.en.block(t.body) or ["nothing happens."]])]
         return out
+
+    def card_abilities(self) -> list:
+        """What cards give the player who owns the zone they are in."""
+        m = self.m
+        items = []
+        for c in m.cards:
+            for g in c.abilities:
+                where = ", ".join(words(z.name) for z in g.zones)
+                head = f"**{c.name}**, while it is in its owner's {where}" + \
+                    (f" and {self.en.expr(g.when)}" if g.when is not None else "") + ", gives its owner:"
+                parts = []
+                for item in g.items:
+                    if isinstance(item, A.ActionDecl):
+                        kind = "the response" if item.respond_to else "the action"
+                        parts.append(f"{kind} “{words(item.name)}” (see above)")
+                    elif isinstance(item, A.TriggerDecl):
+                        parts.append(f"the trigger “{words(item.name)}” (see above)")
+                    elif isinstance(item, A.ConversionDecl):
+                        parts.append(f"the conversion “{words(item.name)}” (see below)")
+                    elif isinstance(item, A.ModifyDecl):
+                        parts.append(self._modify(item))
+                items += [head, parts]
+        if not items:
+            return []
+        return [_h(2, "What cards give their owners"), _ul(items)]
+
+    def _modify(self, mo: A.ModifyDecl) -> str:
+        args = ", ".join(words(a) for a in mo.args)
+        cond = f" when {self.en.expr(mo.when)}" if mo.when is not None else ""
+        return f"{words(mo.rule.name)} ({args}) counts {self.en.expr(mo.value)}{cond}"
+
+    def conversions(self) -> list:
+        m = self.m
+        if not m.conversions:
+            return []
+        items = []
+        for c in m.conversions.values():
+            made = f"from {self.en.choice(c.source)}" if c.source is not None else "without any card"
+            head = f"**{words(c.name)}**: use a “{c.role}” {made}." + (f" {c.doc}" if c.doc else "")
+            sub = []
+            if c.requires:
+                sub.append("Only when: " + "; ".join(self.en.expr(r.cond) for r in c.requires) + ".")
+            for name, e in c.props:
+                sub.append(f"Its {words(name)} is {self.en.expr(e)}.")
+            ab = m.abilities.get(c)
+            if ab is not None:
+                sub.append(f"Only for the owner of {ab.card}.")
+            items += [head, sub] if sub else [head]
+        return [_h(2, "Cards used as other cards"),
+                _p("A card used as another keeps its own values (suit, number, ...) unless the conversion says "
+                   "otherwise; one made of several cards, or of none, has none unless it says."), _ul(items)]
+
+    def rule_values(self) -> list:
+        m = self.m
+        if not m.rules:
+            return []
+        how = {"sum": "added up", "max": "the largest counts", "min": "the smallest counts",
+               "any": "true if any says so", "all": "true only if all agree"}
+        items = []
+        for r in m.rules.values():
+            params = ", ".join(words(p.name) for p in r.params)
+            mods = [self._modify(mo) for mo in m.modifies if mo.rule.name == r.name and mo not in m.abilities]
+            head = f"**{words(r.name)}** ({params}): {self.en.expr(r.base)}, with every contribution " \
+                   f"({how.get(r.combine.name, r.combine.name)})." + (f" {r.doc}" if r.doc else "")
+            items += [head, mods] if mods else [head]
+        return [_h(2, "Values that cards change"), _ul(items)]
 
     def definitions(self) -> list:
         if not self.m.defs:

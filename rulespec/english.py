@@ -33,6 +33,11 @@ _ASSOCIATIVE = {"and", "or", "+", "*"}
 _FAMILY = {OR: "bool", AND: "bool", SUM: "arith", PRODUCT: "arith"}
 
 
+# Locals the language itself binds: the entry an effect resolves, a card's owner and the card
+_LOCAL_WORDS = {"this": "this effect", "owner": "its owner", "self": "this card",
+                "stack_top": "the effect on top of the stack"}
+
+
 def words(name: str) -> str:
     """an_identifier -> 'an identifier'."""
     return name.replace("_", " ")
@@ -152,9 +157,7 @@ class English:
             return f"the {words(e.name)} option is on" if t == T.BOOL else f"the {words(e.name)} option"
         if kind == "enum":
             return words(e.name)
-        if e.name == "this":
-            return "this effect"
-        return words(e.name)
+        return _LOCAL_WORDS.get(e.name) or words(e.name)
 
     def _owner(self, e) -> str:
         """A player expression as an owner: 'the active player', 'p', 'the leader'."""
@@ -183,19 +186,24 @@ class English:
             return {"kind": f"the kind of {obj}", "by": f"the player who put {obj} on the stack",
                     "target": f"the target of {obj}", "cards": f"the cards of {obj}",
                     "against": f"the effect {obj} answers", "cancelled": f"{obj} is cancelled"}[e.name]
+        if ref[0] in ("entry_data", "record_field"):
+            return f"{possessive(obj)} {words(e.name)}" if e.name != "prevented" else f"{obj} was prevented"
+        if ref[0] == "use_field":
+            return {"name": f"the name {obj} is used as", "cards": f"the cards that make {obj}",
+                    "via": f"the conversion that made {obj}"}.get(e.name, f"{possessive(obj)} {words(e.name)}")
         return {"player": f"the player of {obj}", "cards": f"the cards of {obj}",
                 "size": f"the number of cards of {obj}"}.get(e.name, f"{possessive(obj)} {words(e.name)}")
 
     def _Call(self, e):
         ref = self.model.refs.get(e, ("builtin_func", e.func))
-        if ref[0] == "def":  # "f (a, b)": the parentheses and commas already group the arguments,
+        if ref[0] in ("def", "rule"):  # "f (a, b)": the parentheses and commas already group the arguments,
             # unless an argument has commas of its own ("x if c, otherwise y")
             args = [self.sub(a, OPEN) if len(e.args) > 1 else self.expr(a) for a in e.args]
         elif e.func in ("sorted", "distinct"):  # "x, in order": only another comma could confuse
             args = [self.sub(a, OPEN) for a in e.args]
         else:  # the arguments sit inside a phrase: "the number of cards in (a together with b)"
             args = [self.sub(a, UNARY) for a in e.args]
-        if ref[0] == "def":
+        if ref[0] in ("def", "rule"):
             name = words(e.func)
             if args:
                 return f"{name} ({', '.join(args)})"
@@ -222,6 +230,8 @@ class English:
             "abs": lambda: f"the size of {args[0]}",
             "cards": lambda: f"the cards in {args[0]}",
             "tagged": lambda: f"{args[0]} is a {e.args[1].value if isinstance(e.args[1], A.StrLit) else args[1]} effect",
+            "reversed": lambda: f"{args[0]}, in reverse order",
+            "revealed": lambda: f"{args[0]} is face up for everyone",
         }
         if f in table:
             return table[f]()
@@ -324,6 +334,11 @@ class English:
 
     def _s_Assign(self, s):
         t = s.target
+        if t.path:
+            target = f"{possessive(_LOCAL_WORDS.get(t.name) or words(t.name))} {words(t.path[0])}"
+            v = self.expr(s.value)
+            return [{"+=": f"Add {v} to {target}.", "-=": f"Subtract {v} from {target}."}.get(s.op,
+                                                                                         f"Set {target} to {v}.")]
         if t.index is not None:
             target = f"{possessive(self.expr(t.index))} {words(t.name)}"
         elif t.name == "active" and t.name not in self.model.vars:
@@ -383,10 +398,45 @@ class English:
         z = self.expr(s.zone)
         return [f"Reveal {z} to everyone."] if s.reveal else [f"{_cap(z)} is hidden again."]
 
+    def _s_Choose(self, s):
+        who = self.expr(s.chooser)
+        p = s.param
+        if p.kind == "bool":
+            q = s.prompt.value if s.prompt is not None else "yes or no"
+            return [f"{_cap(who)} answers “{q}” (yes or no)."]
+        what = self.choice(p)
+        how = " may choose" if s.optional else " chooses"
+        prompt = f" ({s.prompt.value})" if s.prompt is not None else ""
+        return [f"{_cap(who)}{how} {what}{prompt}; call it {words(s.name)}."
+                + (" If they decline, there is none." if s.optional else "")]
+
+    def choice(self, p: A.ActionParam) -> str:
+        """What a choice is among, as a noun phrase ("a card from your hand that ...")."""
+        cond = f" such that {self.expr(p.cond)}" if p.cond is not None else ""
+        if p.kind == "int":
+            return f"a number in {self.expr(p.domain)}{cond}"
+        if p.kind == "enum":
+            return f"a {words(p.same.name)}{cond}"
+        if p.kind == "player":
+            return f"a player{cond}" + (" (nobody if none qualifies)" if p.nullable else "")
+        if p.kind == "players":
+            size = f" ({self.expr(p.size)} of them)" if p.size is not None else ""
+            return f"players from {self.expr(p.domain)}{size}" + (", in order" if p.ordered else "")
+        if p.kind == "use":
+            return f"a card to use as {p.role} from {self.expr(p.domain)} (or a conversion to {p.role}){cond}"
+        if p.kind == "card":
+            return f"a card from {self.expr(p.domain)}{cond}"
+        size = f" ({self.expr(p.size)} of them)" if p.size is not None else ""
+        return f"cards from {self.expr(p.domain)}{size}"
+
+    def _s_Prevent(self, s):
+        return ["Prevent the event: nothing more happens for it."]
     def _s_StackStmt(self, s):
         eff = self.model.effects.get(s.effect.name)
         name = words(s.effect.name)
         parts = [f"Put {name} on the stack"]
+        if s.fields:
+            parts.append("with " + ", ".join(f"{words(f)} {self.expr(v)}" for f, v in s.fields))
         if s.by is not None:
             parts.append(f"for {self.expr(s.by)}")
         if s.target is not None:
@@ -396,6 +446,8 @@ class English:
         if s.against is not None:
             parts.append(f"against {self.expr(s.against)}")
         what = f" ({eff.doc})" if eff is not None and eff.doc else ""
+        if s.now:
+            return [" ".join(parts) + what + "; players may respond, and it resolves before anything else goes on."]
         return [" ".join(parts) + what + "; players may respond before it resolves."]
 
     def _s_Look(self, s):
@@ -411,7 +463,8 @@ class English:
         if ev is not None and ev.params:
             bindings = " with " + ", ".join(f"{words(p.name)} = {self.expr(a)}" for p, a in zip(ev.params, s.args))
         doc = f": {ev.doc}" if ev is not None and ev.doc else ""
-        return [f"“{words(s.event.name)}” happens{bindings}{doc}"]
+        keep = f" (its outcome is {words(s.target)})" if s.target is not None else ""
+        return [f"“{words(s.event.name)}” happens{bindings}{doc}{keep}"]
 
 
 def _cap(text: str) -> str:

@@ -46,6 +46,16 @@ class CardInfo:
     props: dict
     copies: int
     doc: Optional[str]
+    copy_props: list = attrs.field(factory=list)  # per physical copy: its own property values (or empty)
+    abilities: tuple = ()                          # A.AbilityGroup: what the card gives its owner, and where
+
+
+@attrs.define
+class Ability:
+    """An action, trigger, conversion or modify that a card gives the owner of the zone it is in."""
+    card: str                 # the card's name (every copy of it carries the ability)
+    group: A.AbilityGroup     # where it works (zones) and when
+    item: Any                 # the declaration
 
 
 @attrs.define
@@ -97,6 +107,11 @@ class Model:
     effects: dict = attrs.field(factory=dict)    # name -> A.EffectDecl (response-stack effects)
     events: dict = attrs.field(factory=dict)     # name -> A.EventDecl (declared events)
     triggers: list = attrs.field(factory=list)   # A.TriggerDecl, in declaration order
+    conversions: dict = attrs.field(factory=dict)  # name -> A.ConversionDecl
+    rules: dict = attrs.field(factory=dict)        # name -> A.RuleDecl (rule values)
+    modifies: list = attrs.field(factory=list)     # A.ModifyDecl, in declaration order
+    abilities: dict = attrs.field(factory=dict)    # declaration -> Ability (items carried by cards)
+    label: Optional[A.ScoreClause] = None          # how a card is shown
 
     def type_of(self, node) -> Type:
         return self.types[node]

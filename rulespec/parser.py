@@ -40,6 +40,9 @@ MAX_INT_DIGITS = 18
 # Clauses that a game, action or phase block may hold more than once; all others only once.
 _REPEATABLE = {"require", "next", "actions"}
 _CLAUSE_NAMES = {
+    "label": "'label' clause", "from": "'from' clause", "mandatory": "'mandatory' clause",
+    "offered": "'in' clause", "ask": "'ask' clause", "tags": "'is' clause", "resolve": "'resolve' block",
+    "cancelled": "'cancelled' block", "respond": "'respond to' clause",
     "players": "'players' clause", "doc": "'doc' clause", "start": "'start' clause",
     "cards_start": "'cards start in' clause", "score": "'score' clause", "text": "'text' clause",
     "effect": "'effect' block", "enter": "'enter' block", "actor": "'actor' clause",
@@ -202,13 +205,19 @@ class _ToAst(Transformer_NonRecursive):
 
     # ------------------------------------------------------------ statements
     def block(self, meta, c):
-        return A.Block(tuple(c), _span_of_meta(meta))
+        stmts = []
+        for x in c:  # some statements are written as two (an 'if ask' is an 'ask' and an 'if')
+            stmts.extend(x if isinstance(x, list) else [x])
+        return A.Block(tuple(stmts), _span_of_meta(meta))
 
     def let_stmt(self, meta, c):
         return A.Let(str(c[0]), c[1], _span_of_meta(meta))
 
     def lvalue(self, meta, c):
         return A.LValue(str(c[0]), c[1], _span_of_meta(meta))
+
+    def attr_lvalue(self, meta, c):
+        return A.LValue(str(c[0]), None, _span_of_meta(meta), tuple(str(t) for t in c[1:]))
 
     def set_stmt(self, meta, c):
         return A.Assign("=", c[0], c[1], _span_of_meta(meta))
@@ -220,16 +229,99 @@ class _ToAst(Transformer_NonRecursive):
         return A.Assign("-=", c[0], c[1], _span_of_meta(meta))
 
     def move_stmt(self, meta, c):
-        return A.Move(c[0], c[1], str(c[2]) if c[2] is not None else "top", _span_of_meta(meta))
+        return A.Move(c[0], c[1], str(c[2]) if c[2] is not None else "top", _span_of_meta(meta), c[3])
 
     def deal_stmt(self, meta, c):
-        return A.Deal(c[0], c[1], c[2], _span_of_meta(meta))
+        return A.Deal(c[0], c[1], c[2], _span_of_meta(meta), c[3])
 
     def shuffle_stmt(self, meta, c):
         return A.Shuffle(c[0], _span_of_meta(meta))
 
     def play_stmt(self, meta, c):
-        return A.Play(c[0], c[1], c[2], _span_of_meta(meta))
+        return A.Play(c[0], c[1], c[2], _span_of_meta(meta), c[3])
+
+    def choose_stmt(self, meta, c):
+        name, chooser, optional, prompt, spec = c
+        return A.Choose(str(name), chooser, optional is not None, _strlit(prompt) if prompt is not None else None,
+                        spec(str(name), _span_of_meta(meta)), _span_of_meta(meta))
+
+    def ask_stmt(self, meta, c):
+        name, chooser, question = c
+        span = _span_of_meta(meta)
+        return A.Choose(str(name), chooser, False, _strlit(question),
+                        A.ActionParam(str(name), "bool", None, None, None, None, span), span)
+
+    def if_ask_stmt(self, meta, c):
+        # 'if ask P "question" { ... } else { ... }' is an ask into a hidden local, then an if on it
+        chooser, question, *rest = c
+        span = _span_of_meta(meta)
+        name = f"ask#{span.line}:{span.col}"
+        ask = A.Choose(name, chooser, False, _strlit(question),
+                       A.ActionParam(name, "bool", None, None, None, None, span), span)
+        branches = [(A.Name(name, span), rest.pop(0))]
+        while len(rest) >= 2:
+            branches.append((rest.pop(0), rest.pop(0)))
+        return [ask, A.If(tuple(branches), rest[0] if rest else None, span)]
+
+    def let_emit_stmt(self, meta, c):
+        return A.Emit(_ident(c[1]), tuple(x for x in c[2:] if x is not None), _span_of_meta(meta), str(c[0]))
+
+    def prevent_stmt(self, meta, c):
+        return A.Prevent(_span_of_meta(meta))
+
+    # ------------------------------------------------------------ what a choice is among
+    # Each returns a function (name, span) -> ActionParam: the name comes from the action
+    # parameter, the 'let' of a 'choose' or the 'from' of a conversion.
+    def int_spec(self, meta, c):
+        return lambda name, span: A.ActionParam(name, "int", c[0], c[1], None, None, span)
+
+    def player_spec(self, meta, c):
+        return lambda name, span: A.ActionParam(name, "player", None, c[0], None, None, span)
+
+    def player_or_none_spec(self, meta, c):
+        return lambda name, span: A.ActionParam(name, "player", None, c[0], None, None, span, nullable=True)
+
+    def enum_spec(self, meta, c):
+        if str(c[0]) == "bool":  # yes or no
+            return lambda name, span: A.ActionParam(name, "bool", None, c[1], None, None, span)
+        # the enum's name travels in `same` (an Ident), the kind says it is an enum choice
+        return lambda name, span: A.ActionParam(name, "enum", None, c[1], None, _ident(c[0]), span)
+
+    def card_spec(self, meta, c):
+        return lambda name, span: A.ActionParam(name, "card", c[0], c[1], None, None, span)
+
+    def use_spec(self, meta, c):
+        return lambda name, span: A.ActionParam(name, "use", c[1], c[2], None, None, span, role=unquote(c[0]))
+
+    def _selectors(self, name: str, span, sels_in) -> dict:
+        sels = {"size": None, "same": None, "distinct": None, "wild": None, "ordered": None}
+        for sel in sels_in:
+            if sels[sel[0]] is not None:
+                self.problems.append((f"parameter '{name}' has a second '{sel[0]}'", span, "give it once"))
+            sels[sel[0]] = sel[1]
+        return sels
+
+    def cards_spec(self, meta, c):
+        def make(name, span):
+            sels = self._selectors(name, span, c[1:])
+            if sels["ordered"] is not None:
+                self.problems.append(("'ordered' goes with a players choice, not with cards", span, None))
+            return A.ActionParam(name, "cards", c[0], None, sels["size"], sels["same"], span,
+                                 sels["distinct"], sels["wild"])
+        return make
+
+    def players_spec(self, meta, c):
+        def make(name, span):
+            sels = self._selectors(name, span, c[1:])
+            for bad in ("same", "distinct", "wild"):
+                if sels[bad] is not None:
+                    self.problems.append((f"'{bad}' goes with cards, not with a players choice", span, None))
+            return A.ActionParam(name, "players", c[0], None, sels["size"], None, span,
+                                 ordered=sels["ordered"] is not None)
+        return make
+
+    def ordered_sel(self, meta, c):
+        return ("ordered", True)
 
     def if_stmt(self, meta, c):
         branches = []
@@ -317,27 +409,8 @@ class _ToAst(Transformer_NonRecursive):
     def param(self, meta, c):
         return A.Param(str(c[0]), c[1], _span_of_meta(meta))
 
-    def int_param(self, meta, c):
-        return A.ActionParam(str(c[0]), "int", c[1], None, None, None, _span_of_meta(meta))
-
-    def enum_param(self, meta, c):
-        # the enum's name travels in `same` (an Ident), the kind says it is an enum choice
-        return A.ActionParam(str(c[0]), "enum", None, c[2], None, _ident(c[1]), _span_of_meta(meta))
-
-    def player_param(self, meta, c):
-        return A.ActionParam(str(c[0]), "player", None, c[1], None, None, _span_of_meta(meta))
-
-    def card_param(self, meta, c):
-        return A.ActionParam(str(c[0]), "card", c[1], c[2], None, None, _span_of_meta(meta))
-
-    def cards_param(self, meta, c):
-        sels = {"size": None, "same": None, "distinct": None, "wild": None}
-        for sel in c[2:]:
-            if sels[sel[0]] is not None:
-                self.problems.append((f"parameter '{c[0]}' has a second '{sel[0]}'", _span_of_meta(meta), "give it once"))
-            sels[sel[0]] = sel[1]
-        return A.ActionParam(str(c[0]), "cards", c[1], None, sels["size"], sels["same"], _span_of_meta(meta),
-                             sels["distinct"], sels["wild"])
+    def aparam(self, meta, c):
+        return c[1](str(c[0]), _span_of_meta(meta))
 
     def distinct_sel(self, meta, c):
         return ("distinct", _ident(c[0]))
@@ -360,32 +433,108 @@ class _ToAst(Transformer_NonRecursive):
     def cancelled_clause(self, meta, c):
         return ("cancelled", c[0], _span_of_meta(meta))
 
+    def mandatory_clause(self, meta, c):
+        return ("mandatory", True, _span_of_meta(meta))
+
+    def field_list(self, meta, c):
+        return tuple(x for x in c if x is not None)
+
+    def field(self, meta, c):
+        return A.FieldDecl(str(c[0]), c[1], c[2], _span_of_meta(meta))
+
     def effect_decl(self, meta, c):
-        items = list(c[1:])
+        items = list(c[2:])
         self._once("effect", str(c[0]), items)
-        f = {"doc": None, "tags": (), "ask": None, "resolve": None, "cancelled": None}
+        f = {"doc": None, "tags": (), "ask": None, "resolve": None, "cancelled": None, "mandatory": False}
         for tag, value, _ in items:
             f[tag] = value
         return A.EffectDecl(str(c[0]), f["doc"], f["tags"], f["ask"], f["resolve"], f["cancelled"],
-                            _span_of_meta(meta))
+                            _span_of_meta(meta), c[1] or (), f["mandatory"])
 
     def event_decl(self, meta, c):
         params = tuple(x for x in c[1:-1] if x is not None)
         return A.EventDecl(str(c[0]), params, c[-1], _span_of_meta(meta))
 
+    def timing(self, meta, c):
+        return str(c[0])
+
     def trigger_decl(self, meta, c):
-        name, event, for_var, for_expr, when, body = c
+        name, timing, event, for_var, for_expr, when, body = c
         return A.TriggerDecl(str(name), _ident(event), str(for_var) if for_var is not None else None,
-                             for_expr, when, body, _span_of_meta(meta))
+                             for_expr, when, body, _span_of_meta(meta), timing)
+
+    def _stack(self, meta, c, now: bool):
+        args = {"by": None, "target": None, "with": None, "against": None}
+        word = "resolve" if now else "stack"
+        for tag, value in c[2:]:
+            if args[tag] is not None:
+                self.problems.append((f"'{word}' has a second '{tag}'", _span_of_meta(meta), "give it once"))
+            args[tag] = value
+        fields = c[1] or ()
+        seen = set()
+        for fname, _ in fields:
+            if fname in seen:
+                self.problems.append((f"'{word}' sets the field '{fname}' twice", _span_of_meta(meta), "give it once"))
+            seen.add(fname)
+        return A.StackStmt(_ident(c[0]), args["by"], args["target"], args["with"], args["against"],
+                           _span_of_meta(meta), tuple(fields), now)
 
     def stack_stmt(self, meta, c):
-        args = {"by": None, "target": None, "with": None, "against": None}
-        for tag, value in c[1:]:
-            if args[tag] is not None:
-                self.problems.append((f"'stack' has a second '{tag}'", _span_of_meta(meta), "give it once"))
-            args[tag] = value
-        return A.StackStmt(_ident(c[0]), args["by"], args["target"], args["with"], args["against"],
-                           _span_of_meta(meta))
+        return self._stack(meta, c, False)
+
+    def resolve_stmt(self, meta, c):
+        return self._stack(meta, c, True)
+
+    def stack_fields(self, meta, c):
+        return tuple(x for x in c if x is not None)
+
+    def named_arg(self, meta, c):
+        return (str(c[0]), c[1])
+
+    # ------------------------------------------------------------ conversions, rule values, abilities
+    def from_clause(self, meta, c):
+        return ("from", c[1](str(c[0]), _span_of_meta(meta)), _span_of_meta(meta))
+
+    def property_clause(self, meta, c):
+        return ("property", (str(c[0]), c[1]), _span_of_meta(meta))
+
+    def conversion_decl(self, meta, c):
+        items = list(c[2:])
+        self._once("conversion", str(c[0]), [i for i in items if i[0] != "property"])
+        f = {"doc": None, "text": None, "from": None}
+        requires, props = [], []
+        for tag, value, _ in items:
+            if tag == "require":
+                requires.append(value)
+            elif tag == "property":
+                props.append(value)
+            else:
+                f[tag] = value
+        return A.ConversionDecl(str(c[0]), unquote(c[1]), f["doc"], f["text"], f["from"], tuple(requires),
+                                tuple(props), _span_of_meta(meta))
+
+    def rule_decl(self, meta, c):
+        params = tuple(x for x in c[1:-4] if x is not None)
+        return A.RuleDecl(str(c[0]), params, c[-4], c[-3], _ident(c[-2]), c[-1], _span_of_meta(meta))
+
+    def modify_decl(self, meta, c):
+        args = tuple(str(t) for t in c[1:-2] if t is not None)
+        return A.ModifyDecl(_ident(c[0]), args, c[-2], c[-1], _span_of_meta(meta))
+
+    def offered_clause(self, meta, c):
+        return ("offered", tuple(_ident(t) for t in c), _span_of_meta(meta))
+
+    def label_clause(self, meta, c):
+        return ("label", A.ScoreClause(str(c[0]), c[1], _span_of_meta(meta)), _span_of_meta(meta))
+
+    def card_copy(self, meta, c):
+        return ("copy", tuple(x for x in c if isinstance(x, A.CardField)), _span_of_meta(meta))
+
+    def ability_group(self, meta, c):
+        zones = tuple(_ident(t) for t in c if isinstance(t, Token))
+        rest = [x for x in c if not isinstance(x, Token)]
+        when, items = rest[0], tuple(rest[1:])
+        return A.AbilityGroup(zones, when, items, _span_of_meta(meta))
 
     def by_arg(self, meta, c):
         return ("by", c[0])
@@ -417,12 +566,12 @@ class _ToAst(Transformer_NonRecursive):
     # ------------------------------------------------------------ declarations
     def game_decl(self, meta, c):
         self._once("the game", unquote(c[0]), c[1:])
-        fields = {"players": (1, 1), "doc": None, "start": None, "cards_start": None, "score": None}
+        fields = {"players": (1, 1), "doc": None, "start": None, "cards_start": None, "score": None, "label": None}
         for tag, value, _ in c[1:]:
             fields[tag] = value
         lo, hi = fields["players"]
         return A.GameDecl(unquote(c[0]), lo, hi, fields["doc"], fields["start"], fields["cards_start"],
-                          fields["score"], _span_of_meta(meta))
+                          fields["score"], _span_of_meta(meta), fields["label"])
 
     def enum_decl(self, meta, c):
         doc = c[-1] if isinstance(c[-1], str) and not isinstance(c[-1], Token) else None
@@ -441,7 +590,9 @@ class _ToAst(Transformer_NonRecursive):
     def card_decl(self, meta, c):
         doc = c[-1] if isinstance(c[-1], str) and not isinstance(c[-1], Token) else None
         fields = tuple(x for x in c[1:] if isinstance(x, A.CardField))
-        return A.CardDecl(unquote(c[0]), fields, doc, _span_of_meta(meta))
+        copies = tuple(x[1] for x in c[1:] if isinstance(x, tuple) and x[0] == "copy")
+        abilities = tuple(x for x in c[1:] if isinstance(x, A.AbilityGroup))
+        return A.CardDecl(unquote(c[0]), fields, doc, _span_of_meta(meta), copies, abilities)
 
     def zone_decl(self, meta, c):
         doc = c[-1] if isinstance(c[-1], str) and not isinstance(c[-1], Token) else None
@@ -466,10 +617,12 @@ class _ToAst(Transformer_NonRecursive):
         self._once("action", str(c[0]), items)
         doc = text = effect = None
         requires = []
-        respond = ()
+        respond = offered = ()
         for tag, value, _ in items:
             if tag == "respond":
                 respond = value
+            elif tag == "offered":
+                offered = value
             if tag == "doc":
                 doc = value
             elif tag == "text":
@@ -478,22 +631,25 @@ class _ToAst(Transformer_NonRecursive):
                 requires.append(value)
             elif tag == "effect":
                 effect = value
-        return A.ActionDecl(str(c[0]), params, doc, text, tuple(requires), effect, _span_of_meta(meta), respond)
+        return A.ActionDecl(str(c[0]), params, doc, text, tuple(requires), effect, _span_of_meta(meta), respond,
+                            offered)
 
     def phase_decl(self, meta, c):
         f = {"doc": None, "enter": None, "actor": None, "actions": (), "after": None,
              "end_when": None, "exit": None}
         self._once("phase", str(c[0]), c[1:])
-        nexts = []
+        nexts, requires = [], []
         for tag, value, _ in c[1:]:
             if tag == "next":
                 nexts.append(value)
+            elif tag == "require":
+                requires.append(value)
             elif tag == "actions":
                 f["actions"] = f["actions"] + value
             else:
                 f[tag] = value
         return A.PhaseDecl(str(c[0]), f["doc"], f["enter"], f["actor"], f["actions"], f["after"],
-                           f["end_when"], f["exit"], tuple(nexts), _span_of_meta(meta))
+                           f["end_when"], f["exit"], tuple(nexts), _span_of_meta(meta), tuple(requires))
 
     def start(self, meta, c):
         return list(c)

@@ -15,6 +15,8 @@ class Type:
             return f"list[{self.elem}]"
         if self.name == "enum":
             return str(self.enum)
+        if self.name == "record":
+            return f"the record of event {self.enum}"
         return self.name
 
 
@@ -27,6 +29,7 @@ PLAY = Type("play")
 ZONE = Type("zone")
 NONE = Type("none")
 ENTRY = Type("entry")  # an effect on the response stack
+USE = Type("use")      # a card as used: a card of a name (maybe converted), its physical cards and properties
 ANY = Type("any")  # used after an error, to avoid cascades of follow-on errors
 
 
@@ -38,11 +41,17 @@ def enum_type(name: str) -> Type:
     return Type("enum", enum=name)
 
 
+def record_type(event: str) -> Type:
+    """The record of an emitted event: its fields after every trigger, and 'prevented'."""
+    return Type("record", enum=event)
+
+
 CARDS = list_of(CARD)
 PLAYERS = list_of(PLAYER)
 
-NULLABLE = {"player", "card", "play", "entry"}
-SIMPLE = {"int": INT, "bool": BOOL, "text": TEXT, "player": PLAYER, "card": CARD, "play": PLAY, "entry": ENTRY}
+NULLABLE = {"player", "card", "play", "entry", "use", "record"}
+SIMPLE = {"int": INT, "bool": BOOL, "text": TEXT, "player": PLAYER, "card": CARD, "play": PLAY, "entry": ENTRY,
+          "use": USE}
 
 
 def is_list(t: Type) -> bool:

@@ -580,7 +580,8 @@ def test_card_choices_with_a_card_parameter():
 
 
 def test_card_choices_from_two_zones_say_where_each_card_is():
-    text = MINI.replace("cards from hand[active] size", "cards from hand[active] + bin size")
+    text = MINI.replace("cards from hand[active] size", "cards from hand[active] + bin size") \
+        .replace("zone bin: pile hidden", "zone bin: pile public")
     g = mini("deal 1 from deck to hand[players[0]]\n    deal 1 from deck to bin\n    deal 1 from deck to bin", text=text)
     st = g.new_state(players=2, seed=0)
     puts = [t for t in st.legal_action_strings() if t.startswith("put")]

@@ -93,10 +93,12 @@ def count_renders(monkeypatch) -> list:
     return calls
 
 
-def test_play_prints_the_log_in_linear_time(loop_file, monkeypatch):
+def test_play_prints_the_log_in_linear_time(loop_file, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)  # the replay of the unfinished game is written here
     calls = count_renders(monkeypatch)
-    code, out, _ = run("play", loop_file, "--max-steps", "2000")
-    assert code == 1 and "2000 decisions" in out
+    code, out, err = run("play", loop_file, "--max-steps", "2000")
+    assert code == 1 and "the game did not end within 2000 decisions" in err
+    assert (tmp_path / "loop-unfinished-seed0.replay.json").exists()
     # each log entry is rendered once (quadratic printing rendered about 2000 * 4000 / 2)
     assert calls[0] < 10_000
 

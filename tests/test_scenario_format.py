@@ -77,7 +77,6 @@ def test_the_docstring_names_every_key():
     assert "nobody" in doc
 
 
-@pytest.mark.xfail(reason="needs the scenario reference (/tmp/scenario_section.md) pasted into docs/language.md")
 def test_the_language_reference_names_every_key():
     section = (ROOT / "docs" / "language.md").read_text(encoding="utf-8").split("## Scenario files", 1)[1]
     section = section.split("\n## ", 1)[0]
@@ -258,8 +257,6 @@ def test_a_bad_player_mentions_nobody(tmp_path):
 
 
 # ---------------------------------------------------------------------- responses outside a window
-@pytest.mark.xfail(reason="needs state.py change: explain_illegal must recognise a response action outside "
-                          "a response window (see the report)")
 def test_a_response_outside_a_response_window_is_explained_as_such(tmp_path):
     p = write(tmp_path, textwrap.dedent(f"""\
         rules: {CHUHAN}

@@ -173,9 +173,13 @@ def test_a_response_inside_an_ask_window_uses_its_own_order(lab):
 # ====================================================================== 4. a response for one effect only
 def test_shield_answers_only_a_bolt_aimed_at_its_holder(lab):
     st = new(lab, 3, s2=1)
-    st.apply("cast")                          # P1: a spell; P2's Shield does not answer it
+    st.apply("cast")                          # P1: a spell; P2's Shield does not answer it, but
+    # P2 holds a card the others cannot see (it could be a Counter), so P2 is asked anyway
+    assert st.in_window() and st.current_player == 1 and st.legal_action_strings() == [NO_RESPONSE]
+    st.apply(NO_RESPONSE)
     assert not st.in_window() and st.current_player == 1 and var(st, "life") == [10, 9, 10]
     st.apply("bolt P3")                       # P2: a bolt at P3; P2 holds the Shield but is not the target
+    assert decline_all(st) == [1]             # asked (a hidden card) after P3 and P1, who hold none
     assert not st.in_window() and st.current_player == 2 and var(st, "life") == [10, 9, 7]
     st.apply("bolt P2")                       # P3: a bolt at P2: P2 is asked, offered only the Shield
     assert st.in_window() and st.current_player == 1
@@ -202,16 +206,19 @@ def test_a_response_that_stacks_nothing_passes_the_window_on(lab):
 
 def test_shield_is_not_offered_against_what_is_on_top_of_the_bolt(lab):
     st = new(lab, 3, c1=1, s2=1)
-    st.apply("cast")                          # P1's turn: P1 (the stacker, asked last) lets it resolve
-    assert decline_all(st) == [0]
-    st.apply("cast")                          # P2's turn: P1 declines
-    assert decline_all(st) == [0]
+    st.apply("cast")                          # P1's turn: P2 (a hidden card) and P1 (the stacker) decline
+    assert decline_all(st) == [1, 0]
+    st.apply("cast")                          # P2's turn: P1 declines, then P2 (a hidden card)
+    assert decline_all(st) == [0, 1]
     assert var(st, "life") == [10, 9, 9]
     st.apply("bolt P2")                       # P3 bolts P2: asked P1 (counter), P2 (shield), P3
     assert st.current_player == 0
     st.apply("counter Counter")               # P1 counters the bolt: a counter is on top now
-    # P2's shield answers a bolt, not a counter: nobody can answer the counter, it resolves;
-    # the bolt is cancelled, and its window reopens: P2 may still shield it
+    # P2's shield answers a bolt, not a counter; P2 holds a hidden card, so P2 is asked about
+    # the counter too (it could be a Counter of theirs) and may only decline
+    assert st.current_player == 1 and st.legal_action_strings() == [NO_RESPONSE]
+    st.apply(NO_RESPONSE)
+    # the counter resolves; the bolt is cancelled, and its window reopens: P2 may still shield it
     assert st.current_player == 1 and st.legal_action_strings() == ["shield Shield", NO_RESPONSE]
     st.apply(NO_RESPONSE)
     assert var(st, "resolved")[-1] == "counter_effect" and var(st, "voided") == ["bolt"]
@@ -224,7 +231,7 @@ def test_probe_sees_itself_and_the_stack(lab):
     hand = list(st.zones[st.prog.zone_base["hand"] + 0])
     assert len(hand) == 1
     st.apply("inspect P2")                    # stacks a bolt (id 0), then a probe (id 1) against it
-    assert not st.in_window()
+    decline_all(st)                           # P1 holds a card the others cannot see: asked, declines
     assert var(st, "seen_kind") == "probe"
     assert var(st, "seen_by") == 0 and var(st, "seen_target") == 1
     assert var(st, "seen_cards") == hand
@@ -356,7 +363,7 @@ def test_a_response_whose_requirement_fails_is_illegal(lab):
 def test_no_response_outside_a_window_is_illegal(lab):
     st = new(lab, 3, c2=1)
     before = st.to_json()
-    with pytest.raises(IllegalActionError, match="is not a legal action for P1 in phase 'turn'"):
+    with pytest.raises(IllegalActionError, match="no response window is open"):
         st.apply(NO_RESPONSE)
     assert st.to_json() == before
 

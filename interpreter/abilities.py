@@ -1,0 +1,85 @@
+"""Abilities carried by cards, and rule values that cards change.
+
+A card declared with ``while in ZONE [when COND] { ... }`` gives the player who owns that
+zone (``owner``) the actions, triggers, conversions and ``modify`` contributions inside the
+block, while the card (``self``) sits there and COND holds.  ``instances`` lists, for one
+such group, the copies of the card that are active now and their owners: a lookup of where
+each copy is, so it costs a few list reads.
+
+A rule value (``rule strike_limit(p: player): int = 1 combine max``) is its base value
+combined with every contribution that applies now: top-level ``modify`` lines and those of
+active cards.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Callable, Optional
+
+import attrs
+
+
+@attrs.define
+class CAbility:
+    card: str
+    copies: list           # the card ids of every copy of the card
+    slots: frozenset       # zone instances where it works
+    when: Optional[Callable]
+
+
+def instances(st, ab: CAbility) -> list:
+    """[(card, owner)] of the copies of ab's card that work now."""
+    where, slots, n = st.where, st.prog.slots, st.n
+    out = []
+    for c in ab.copies:
+        zi = where[c]
+        if zi in ab.slots:
+            owner = slots[zi].owner
+            if owner is None or owner >= n:
+                continue
+            if ab.when is None or ab.when(st, {"owner": owner, "self": c}):
+                out.append((c, owner))
+    return out
+
+
+def active_for(st, ab: Optional[CAbility], player: int) -> list:
+    """The copies of ab's card that work for `player` now ([None] for a top-level declaration)."""
+    if ab is None:
+        return [None]
+    return [c for c, owner in instances(st, ab) if owner == player]
+
+
+COMBINE = {"sum": operator.add, "max": max, "min": min,
+           "any": lambda a, b: bool(a or b), "all": lambda a, b: bool(a and b)}
+
+
+@attrs.define
+class CModify:
+    args: list             # the names the rule's arguments have in VALUE and COND
+    value: Callable
+    when: Optional[Callable]
+    ability: Optional[CAbility]
+
+
+@attrs.define
+class CRule:
+    name: str
+    params: list
+    base: Callable
+    combine: Callable
+    modifies: list = attrs.field(factory=list)
+
+    def value(self, st, args: list):
+        v = self.base(st, dict(zip(self.params, args)))
+        combine = self.combine
+        for m in self.modifies:
+            env = dict(zip(m.args, args))
+            if m.ability is None:
+                if m.when is None or m.when(st, env):
+                    v = combine(v, m.value(st, env))
+                continue
+            for c, owner in instances(st, m.ability):
+                e = dict(env)
+                e["owner"], e["self"] = owner, c
+                if m.when is None or m.when(st, e):
+                    v = combine(v, m.value(st, e))
+        return v

@@ -1,0 +1,317 @@
+"""Statements -> resumable blocks.
+
+A block (an action's effect, a phase's enter/after/exit, an effect's resolve/cancelled, a
+trigger's body) compiles to a ``CBlock``: a flat list of *steps*, each ``step(st, env)``.
+The machine (machine.py) runs a block as a *frame*, the plain-data list
+``[block index, next step, env]`` kept in ``st.frames``; because a frame is plain data, a
+block can stop in the middle -- for a player's choice, for the triggers of an event, for a
+response window -- and the state still clones, saves to JSON and replays.
+
+A step returns:
+  * None        -- go on with the next step;
+  * an int      -- jump to that step (if/for compile to jumps);
+  * SUSPEND     -- stop here: the step pushed a frame (run it first) or registered a
+                   pending decision; the frame resumes at the next step.
+
+Statements that can never stop (moves, assignments, logs, ...) compile to plain closures as
+before, and a run of them becomes one step, so a block without choices or events is a single
+call.  Locals live in ``env`` (a dict of plain data): a ``for`` loop's variable and the names
+its body binds are restored when the loop ends, as if the body had its own scope.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import attrs
+
+from rulespec import ast as A
+from rulespec import types as T
+
+from .errors import GameOver, RuleRuntimeError
+
+
+class _Suspend:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "SUSPEND"
+
+
+SUSPEND = _Suspend()
+
+
+@attrs.define
+class CBlock:
+    index: int
+    name: str                # for messages: "the effect of action 'bid'"
+    steps: list
+    span: Optional[A.Span] = None
+
+    @property
+    def simple(self) -> bool:
+        return len(self.steps) <= 1
+
+
+class _Asm:
+    """Collects steps with forward jumps patched once their target is known."""
+
+    def __init__(self):
+        self.steps: list = []
+        self.plain: list = []  # closures waiting to be fused into one step
+
+    def flush(self) -> None:
+        if self.plain:
+            self.steps.append(_fuse_plain(self.plain))
+            self.plain = []
+
+    def add_plain(self, f: Callable) -> None:
+        self.plain.append(f)
+
+    def add(self, step: Callable) -> int:
+        self.flush()
+        self.steps.append(step)
+        return len(self.steps) - 1
+
+    def here(self) -> int:
+        self.flush()
+        return len(self.steps)
+
+    def placeholder(self) -> int:
+        return self.add(None)
+
+    def patch(self, i: int, step: Callable) -> None:
+        self.steps[i] = step
+
+
+def _fuse_plain(fs: list) -> Callable:
+    if len(fs) == 1:
+        f = fs[0]
+
+        def one(st, env):
+            f(st, env)
+        return one
+    fs = tuple(fs)
+
+    def run(st, env):
+        for f in fs:
+            f(st, env)
+    return run
+
+
+def _jump(target: int) -> Callable:
+    return lambda st, env: target
+
+
+def bound_names(block: Optional[A.Block]) -> set:
+    """Names a block binds (let, choose, let-emit), nested blocks included."""
+    out: set = set()
+    if block is None:
+        return out
+    for s in block.stmts:
+        if isinstance(s, (A.Let, A.Choose)):
+            out.add(s.name)
+        elif isinstance(s, A.Emit) and s.target is not None:
+            out.add(s.target)
+        elif isinstance(s, A.If):
+            for _, b in s.branches:
+                out |= bound_names(b)
+            out |= bound_names(s.else_)
+        elif isinstance(s, A.For):
+            out |= bound_names(s.body) | {s.var}
+    return out
+
+
+class BlockCompiler:
+    """Compiles statements for a Program (which compiles their expressions)."""
+
+    def __init__(self, prog):
+        self.prog = prog
+        self.model = prog.model
+        self._loops = 0
+        # which events have triggers (the engine's and declared ones): an emit of an event
+        # nobody listens to costs nothing, and moves raise 'moved' only when it is listened to
+        self.listened = {t.event.name for t in self.model.triggers}
+
+    # ------------------------------------------------------------------ blocks
+    def compile(self, b: Optional[A.Block], name: str, epilogue: Optional[Callable] = None) -> Optional[int]:
+        """Compile a block; returns its index in prog.blocks (None for no block)."""
+        if b is None and epilogue is None:
+            return None
+        asm = _Asm()
+        if b is not None:
+            self.stmts(b.stmts, asm)
+        if epilogue is not None:
+            asm.add_plain(epilogue)
+        asm.flush()
+        blk = CBlock(len(self.prog.blocks), name, asm.steps, b.span if b is not None else None)
+        self.prog.blocks.append(blk)
+        return blk.index
+
+    def stmts(self, stmts, asm: _Asm) -> None:
+        for s in stmts:
+            if self.can_suspend(s):
+                getattr(self, "_x_" + type(s).__name__)(s, asm)
+            else:
+                asm.add_plain(self.prog.stmt(s))
+
+    def can_suspend(self, s) -> bool:
+        if isinstance(s, A.Choose):
+            return True
+        if isinstance(s, A.Emit):
+            return s.event.name in self.listened
+        if isinstance(s, A.StackStmt):
+            return s.now
+        if isinstance(s, (A.Move, A.Deal, A.Play)):
+            return "moved" in self.listened
+        if isinstance(s, A.If):
+            return any(self.block_can_suspend(b) for _, b in s.branches) or self.block_can_suspend(s.else_)
+        if isinstance(s, A.For):
+            return self.block_can_suspend(s.body)
+        return False
+
+    def block_can_suspend(self, b: Optional[A.Block]) -> bool:
+        return b is not None and any(self.can_suspend(s) for s in b.stmts)
+
+    # ------------------------------------------------------------------ control flow with stops inside
+    def _x_If(self, s: A.If, asm: _Asm) -> None:
+        ends = []
+        for cond, body in s.branches:
+            c = self.prog.expr(cond)
+            test = asm.placeholder()
+            self.stmts(body.stmts, asm)
+            ends.append(asm.placeholder())
+            nxt = asm.here()
+            asm.patch(test, (lambda c, nxt: lambda st, env: None if c(st, env) else nxt)(c, nxt))
+        if s.else_ is not None:
+            self.stmts(s.else_.stmts, asm)
+        end = asm.here()
+        for i in ends:
+            asm.patch(i, _jump(end))
+
+    def _x_For(self, s: A.For, asm: _Asm) -> None:
+        self._loops += 1
+        key = f"$for{self._loops}"
+        items = self.prog.as_list(s.iterable)
+        var = s.var
+        scoped = sorted(bound_names(s.body) | {var})
+
+        def init(st, env):
+            saved = {n: env[n] for n in scoped if n in env}
+            env[key] = [list(items(st, env)), 0, saved]
+        asm.add(init)
+        loop = asm.placeholder()
+        self.stmts(s.body.stmts, asm)
+        asm.add(_jump(loop))
+        end = asm.here()
+
+        def next_item(st, env):
+            it = env[key]
+            i = it[1]
+            if i < len(it[0]):
+                env[var] = it[0][i]
+                it[1] = i + 1
+                return None
+            saved = it[2]
+            for n in scoped:
+                if n in saved:
+                    env[n] = saved[n]
+                else:
+                    env.pop(n, None)
+            del env[key]
+            return end
+        asm.patch(loop, next_item)
+
+    # ------------------------------------------------------------------ statements that stop
+    def _x_Choose(self, s: A.Choose, asm: _Asm) -> None:
+        from .choices import compile_choice
+        asm.add(compile_choice(self.prog, s))
+
+    def _x_Emit(self, s: A.Emit, asm: _Asm) -> None:
+        from .machine import EMIT_BLOCK
+        name = s.event.name
+        args = [self.prog.expr(a) for a in s.args]
+        params = [p.name for p in self.model.events[name].params]
+        target = s.target
+
+        def emit(st, env):
+            rec = {p: f(st, env) for p, f in zip(params, args)}
+            rec["prevented"] = False
+            frames = st.frames
+            frames.append([EMIT_BLOCK, 0, {"ev": name, "rec": rec, "t": 0, "jobs": None, "i": 0,
+                                           "ret": target, "caller": len(frames) - 1}])
+            return SUSPEND
+        asm.add(emit)
+
+    def _x_StackStmt(self, s: A.StackStmt, asm: _Asm) -> None:
+        from .machine import WINDOWS_BLOCK
+        push = self.prog.stmt(s)  # the entry goes on the stack as with 'stack'
+
+        def resolve_now(st, env):
+            push(st, env)
+            st.frames.append([WINDOWS_BLOCK, 0, {"depth": len(st.stack) - 1}])
+            return SUSPEND
+        asm.add(resolve_now)
+
+    def _moving(self, s, asm: _Asm) -> None:
+        """A move, deal or play when triggers listen to 'moved': one event per zone the cards left."""
+        from .machine import EMIT_BLOCK
+        do = self.prog.stmt(s)
+        cause = self.prog.expr(s.cause) if s.cause is not None else None
+        default = {"Move": "move", "Deal": "deal", "Play": "play"}[type(s).__name__]
+        by = self.prog.expr(s.by) if isinstance(s, A.Play) and s.by is not None else None
+
+        def move_and_tell(st, env):
+            mark = len(st.log)
+            do(st, env)
+            groups: list = []
+            for e in st.log[mark:]:
+                if e[0] == "move":
+                    by_src: dict = {}
+                    for c, src in e[2]:
+                        by_src.setdefault(src, []).append(c)
+                    groups.extend((cs, src, e[1]) for src, cs in by_src.items())
+            if not groups:
+                return None
+            why = str(cause(st, env)) if cause is not None else default
+            mover = by(st, env) if by is not None else st.active
+            frames = st.frames
+            caller = len(frames) - 1
+            for cs, src, dest in reversed(groups):  # the first group's triggers run first
+                rec = {"items": cs, "source": src, "dest": dest, "mover": mover, "cause": why, "prevented": False}
+                frames.append([EMIT_BLOCK, 0, {"ev": "moved", "rec": rec, "t": 1, "jobs": None, "i": 0,
+                                               "ret": None, "caller": caller}])
+            return SUSPEND
+        asm.add(move_and_tell)
+
+    _x_Move = _x_Deal = _x_Play = _moving
+
+
+def trigger_epilogue(params: list, body: Optional[A.Block]) -> Optional[Callable]:
+    """A trigger that assigns to its event's fields writes them back to the event's record,
+    so later triggers and the emitter see the change."""
+    written = _assigned_names(body) & set(params)
+    if not written:
+        return None
+    names = sorted(written)
+
+    def write_back(st, env):
+        rec = st.frames[env["$rf"]][2]["rec"]
+        for n in names:
+            rec[n] = env[n]
+    return write_back
+
+
+def _assigned_names(block: Optional[A.Block]) -> set:
+    out: set = set()
+    if block is None:
+        return out
+    for s in block.stmts:
+        if isinstance(s, A.Assign) and s.target.index is None and not s.target.path:
+            out.add(s.target.name)
+        elif isinstance(s, A.If):
+            for _, b in s.branches:
+                out |= _assigned_names(b)
+            out |= _assigned_names(s.else_)
+        elif isinstance(s, A.For):
+            out |= _assigned_names(s.body)
+    return out

@@ -1,0 +1,245 @@
+"""Choices: what a player may pick, as values and readable texts.
+
+One machinery serves action parameters (actions.py), ``choose`` / ``ask`` inside blocks
+(``compile_choice``) and the cards of conversions:
+
+  * ``param_values(prog, p, st, env, who)``: every value of one choice, before its ``where``;
+  * ``choice_options(...)``: the values that pass ``where``, with unique texts.
+
+Cards the chooser cannot see are offered face down: all the cards of one hidden zone are alike
+to the chooser, so they form one class, and a pick from it is a *marker*
+(``card_count + zone index``) that stands for "a face-down card of that zone".  The real card is
+drawn at random when the choice is made (``resolve_hidden``), so neither the options nor their
+texts depend on what the hidden cards are.  A ``where`` condition is not applied to face-down
+picks (the chooser could not check it).
+
+A ``use "Name"`` choice offers the cards of that name and every conversion to that name the
+chooser may use; its value is a record ``{"name", "cards", "via", <properties>}``.
+"""
+from __future__ import annotations
+
+from itertools import combinations, permutations
+from typing import Optional
+
+from .blocks import SUSPEND
+from .compiler import player_name
+from .errors import RuleRuntimeError
+from .rng import Rng
+
+DECLINE = "decline"
+
+
+def is_marker(prog, c) -> bool:
+    return isinstance(c, int) and c >= prog.card_count
+
+
+def has_marker(prog, kind: str, v) -> bool:
+    if kind == "card":
+        return is_marker(prog, v)
+    if kind == "cards":
+        return any(is_marker(prog, c) for c in v)
+    return False
+
+
+# ---------------------------------------------------------------------- values of one choice
+def param_values(prog, p, st, env, who: int):
+    """Every value of choice p (its 'where' not yet applied)."""
+    kind = p.kind
+    if kind in ("int", "enum"):
+        return p.domain(st, env)
+    if kind == "player":
+        return range(st.n)
+    if kind == "bool":
+        return [True, False]
+    if kind == "players":
+        return player_sets(p, st, env)
+    if kind == "use":
+        return use_values(prog, p, st, env, who)
+    from .actions import card_choices
+    return card_choices(prog, p, st, env, who)
+
+
+def player_sets(p, st, env) -> list:
+    pool = list(dict.fromkeys(p.domain(st, env)))
+    sizes = p.size(st, env) if p.size is not None else list(range(1, len(pool) + 1))
+    if not isinstance(sizes, list):
+        sizes = [sizes]
+    out = []
+    for k in sizes:
+        if 0 <= k <= len(pool):
+            out.extend(list(c) for c in (permutations(pool, k) if p.ordered else combinations(pool, k)))
+    return out
+
+
+def use_values(prog, p, st, env, who: int) -> list:
+    """Cards named p.role in p's zones used as themselves, then every conversion to p.role
+    that `who` may use (top-level ones, and those of cards `who` owns that work now)."""
+    from .abilities import active_for
+    from .actions import card_choices
+    out = []
+    role = p.role
+    for c in card_choices(prog, p, st, env, who, name=role):
+        out.append(use_record(prog, role, [c], "", c))
+    for conv in prog.conversions_to.get(role, ()):
+        for card in active_for(st, conv.ability, who):
+            cenv = {"owner": who}
+            if card is not None:
+                cenv["self"] = card
+            if conv.source is None:
+                picks = [None]
+            else:
+                src = conv.source
+                picks = [v for v in card_choices(prog, src, st, cenv, who)
+                         if src.cond is None or src.cond(st, {**cenv, src.name: v})]
+            for v in picks:
+                e = dict(cenv)
+                if conv.source is not None:
+                    e[conv.source.name] = v
+                if any(not f(st, e) for f, _, _ in conv.requires):
+                    continue
+                cards = [] if v is None else ([v] if conv.source.kind == "card" else list(v))
+                rec = use_record(prog, role, cards, conv.name, cards[0] if len(cards) == 1 else None)
+                for pname, f in conv.props:
+                    rec[pname] = f(st, e)
+                if conv.text is not None:
+                    rec["$text"] = conv.text(st, e)
+                out.append(rec)
+    return out
+
+
+def use_record(prog, role: str, cards: list, via: str, like: Optional[int]) -> dict:
+    """A card as used: its properties are those of `like` (the one physical card), else zero."""
+    rec = {"name": role, "cards": list(cards), "via": via}
+    for pname, vals in prog.card_props.items():
+        rec[pname] = vals[like] if like is not None else prog.prop_zero[pname]
+    return rec
+
+
+# ---------------------------------------------------------------------- texts
+def value_text(prog, p, st, v) -> str:
+    kind = p.kind
+    if v is None:
+        return "nobody" if kind == "player" else "none"
+    if kind == "bool":
+        return "yes" if v else "no"
+    if kind == "int":
+        return str(v)
+    if kind == "enum":
+        return str(v).replace("_", " ")
+    if kind == "player":
+        return player_name(v)
+    if kind == "players":
+        return (" then " if p.ordered else ", ").join(player_name(x) for x in v)
+    if kind == "use":
+        if not v["via"] and "$text" not in v:
+            return " + ".join(card_text(prog, st, c, p.multi_zone) for c in v["cards"])
+        return prog.use_text(st, v)
+    if kind == "card":
+        return card_text(prog, st, v, p.multi_zone)
+    return " + ".join(card_text(prog, st, c, p.multi_zone) for c in v)
+
+
+def card_text(prog, st, c: int, with_zone: bool) -> str:
+    if is_marker(prog, c):
+        return f"a face-down card of {prog.slots[c - prog.card_count].name}"
+    text = prog.card_label(st, c)
+    return f"{text} ({prog.slot_zone[st.where[c]]})" if with_zone else text
+
+
+def unique(texts: list) -> list:
+    seen: dict = {}
+    out = []
+    for t in texts:
+        if t in seen:
+            seen[t] += 1
+            t = f"{t} #{seen[t]}"
+        else:
+            seen[t] = 1
+        out.append(t)
+    return out
+
+
+# ---------------------------------------------------------------------- choose / ask in a block
+def choice_options(prog, p, st, env, who: int) -> list:
+    """The values of choice p that pass its 'where' (face-down picks always pass)."""
+    values = param_values(prog, p, st, env, who)
+    cond = p.cond
+    if cond is None:
+        return list(values)
+    out = []
+    for v in values:
+        if has_marker(prog, p.kind, v):
+            out.append(v)
+            continue
+        e = dict(env)
+        e[p.name] = v
+        if cond(st, e):
+            out.append(v)
+    return out
+
+
+def hidden_pool(prog, p, st, env, who: int) -> bool:
+    """Could `who` hold a card for choice p that another player cannot see?  (Then an optional
+    choice with nothing to pick is still asked, so that being asked tells nothing.)"""
+    if p.kind not in ("card", "cards", "use") or p.domain is None:
+        return False
+    for c, zi in p.domain(st, env):
+        if st.can_see(zi, who) and any(not st.can_see(zi, q) for q in range(st.n) if q != who):
+            return True
+    return False
+
+
+def compile_choice(prog, s):
+    """The step of ``let NAME = choose WHO ...`` / ``ask``: registers the pending choice."""
+    cp = prog.compile_param(s.param)
+    chooser = prog.expr(s.chooser)
+    prompt = prog.template(s.prompt) if s.prompt is not None else None
+    name, optional, span = s.name, s.optional, s.span
+    nothing = [] if cp.kind in ("cards", "players") else None  # a declined or empty choice
+
+    def choose(st, env):
+        who = chooser(st, env)
+        if not isinstance(who, int) or isinstance(who, bool) or not 0 <= who < st.n:
+            raise RuleRuntimeError(f"'choose' asks {player_name(who) if who is None else who!r}, who is not a player "
+                                   f"in the game", prog.path, span)
+        options = choice_options(prog, cp, st, env, who)
+        if not options and not (optional and hidden_pool(prog, cp, st, env, who)):
+            env[name] = nothing  # nothing to choose
+            return None
+        texts = [value_text(prog, cp, st, v) for v in options]
+        if optional:
+            options.append(nothing)
+            texts.append(DECLINE)
+        st.pending = {"kind": "choice", "who": who, "target": name, "options": options, "texts": unique(texts),
+                      "prompt": prompt(st, env) if prompt is not None else "", "optional": optional,
+                      "param": cp.kind}
+        return SUSPEND
+    return choose
+
+
+def resolve_hidden(st, value, kind: str):
+    """Replace face-down markers in a chosen value by cards drawn at random from their zones."""
+    prog = st.prog
+    if kind == "card":
+        return _draw_hidden(st, [value], [])[0] if is_marker(prog, value) else value
+    if kind == "cards" and any(is_marker(prog, c) for c in value):
+        return _draw_hidden(st, list(value), [c for c in value if not is_marker(prog, c)])
+    return value
+
+
+def _draw_hidden(st, cards: list, taken: list) -> list:
+    prog = st.prog
+    out = []
+    taken = list(taken)
+    for c in cards:
+        if not is_marker(prog, c):
+            out.append(c)
+            continue
+        zone = [x for x in st.zones[c - prog.card_count] if x not in taken]
+        if not zone:
+            raise RuleRuntimeError(f"a face-down card of {prog.slots[c - prog.card_count].name} was chosen, "
+                                   f"but none is left there", prog.path)
+        pick = zone[Rng.below(st, len(zone))]
+        taken.append(pick)
+        out.append(pick)
+    return out

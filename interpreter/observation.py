@@ -1,0 +1,174 @@
+"""What a player may see: visibility of zones and cards, observations, and the log as each
+player reads it.  A mixin of State (state.py): every method reads the state, none changes it.
+
+Secrecy is about what a player can infer, not only which names they see: an observation
+shows hidden zones as counts, variables holding hidden cards as "hidden card", the stack with
+only the cards the player can see, who is deciding and about what; the log shows a decision's
+text only to the players who could see every card it names once it was carried out.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from .compiler import player_name
+
+
+class Observation:
+    __slots__ = ()
+
+    # ------------------------------------------------------------------ visibility
+    def can_see(self, zi: int, viewer: Optional[int]) -> bool:
+        """May `viewer` (None = an omniscient observer) see the faces of the cards in zone zi?"""
+        if viewer is None:
+            return True
+        slot = self.prog.slots[zi]
+        if slot.visibility == "public" or zi in self.revealed:
+            return True
+        return slot.visibility == "owner" and slot.owner == viewer
+
+    def can_see_card(self, c: int, viewer: Optional[int]) -> bool:
+        return c in self.shown or self.can_see(self.where[c], viewer)
+
+    def is_revealed(self, c: int) -> bool:
+        """Is card c's face shown to every player (its zone public or revealed, or the card itself)?"""
+        if c in self.shown:
+            return True
+        zi = self.where[c]
+        return self.prog.slots[zi].visibility == "public" or zi in self.revealed
+
+    def observation(self, player: Optional[int]) -> dict:
+        """What `player` (a seat index from 0) may know: public and own cards by name, other
+        zones as counts.  ``None`` is the omniscient view (every card by name: for tools,
+        debugging and logs, never for a player)."""
+        if player is not None and (not isinstance(player, int) or isinstance(player, bool)
+                                   or not 0 <= player < self.n):
+            raise ValueError(f"observation() takes a seat index from 0 to {self.n - 1} (or None for the "
+                             f"omniscient view), not {player!r}")
+        prog = self.prog
+        label = prog.card_label
+        zones = {}
+        for slot in prog.slots:
+            if slot.owner is not None and slot.owner >= self.n:
+                continue
+            cards = self.zones[slot.index]
+            if self.can_see(slot.index, player):
+                entry = {"cards": [label(self, c) for c in cards]}
+                if slot.index in self.plays:
+                    entry["plays"] = [[player_name(p), [label(self, c) for c in cs]] for p, cs in self.plays[slot.index]]
+            else:
+                entry = {"count": len(cards)}
+                shown = [label(self, c) for c in cards if c in self.shown]
+                if shown:
+                    entry["shown"] = shown
+            zones[slot.name] = entry
+        return {
+            "player": player_name(player),
+            "phase": self.phase,
+            "active": player_name(self.current_player) if not self.terminal else None,
+            "decision": self._decision_view(),
+            "vars": self._vars_dict(player),
+            "zones": zones,
+            "terminal": self.terminal,
+            "winners": [player_name(p) for p in self.winners()],
+            "legal_actions": self.legal_action_strings() if self.current_player == player else [],
+            "stack": [self._entry_view(eid, player) for eid in self.stack],
+        }
+
+    def _decision_view(self) -> Optional[dict]:
+        """Who decides now and about what (the same for every viewer)."""
+        if self.terminal:
+            return None
+        pend = self.pending
+        if pend is None:
+            return {"kind": "turn", "who": player_name(self.active), "phase": self.phase}
+        if pend["kind"] == "window":
+            return {"kind": "response", "who": player_name(pend["who"]), "to": self.entry(pend["eid"])[1]}
+        return {"kind": "choice", "who": player_name(pend["who"]), "prompt": pend.get("prompt", "")}
+
+    def _entry_view(self, eid: int, viewer: Optional[int]) -> dict:
+        """A stack entry as a player sees it: its cards by name where the player can see them."""
+        e = self.entry(eid)
+        label = self.prog.card_label
+        view = {"effect": e[1], "by": player_name(e[2]),
+                "target": player_name(e[3]) if e[3] is not None else None,
+                "cards": [label(self, c) if self.can_see_card(c, viewer) else "hidden card" for c in e[4]],
+                "cancelled": e[6]}
+        if len(e) > 7 and e[7]:
+            view["fields"] = {k: self._show_any(v, viewer) for k, v in e[7].items()}
+        return view
+
+    def _show_any(self, v, viewer):
+        return v  # entry fields are numbers, texts, players as indexes
+
+    def _vars_dict(self, viewer: Optional[int]) -> dict:
+        """Variables as the viewer may know them: players as P1.., cards by name only where the
+        viewer can see the card's zone (a variable must not leak a hidden card)."""
+        out = {}
+        for (info, _), value in zip(self.prog.var_defaults, self.vars):
+            show = self._shower(info.type, viewer)
+            out[info.name] = [show(v) for v in value] if info.per_player else show(value)
+        return out
+
+    def _shower(self, t, viewer: Optional[int]):
+        if t.name == "player":
+            return lambda v: None if v is None else player_name(v)
+        if t.name == "card":
+            label = self.prog.card_label
+            return lambda v: None if v is None else (label(self, v) if self.can_see_card(v, viewer) else "hidden card")
+        if t.name == "list":
+            inner = self._shower(t.elem, viewer)
+            return lambda v: [inner(x) for x in v]
+        return lambda v: v
+
+    # ------------------------------------------------------------------ the log
+    def log_lines(self, viewer: Optional[int] = None, start: int = 0) -> list[str]:
+        """The log as readable lines, masked for `viewer` (None shows everything); with
+        `start`, only the lines of the log entries from that index on (len(state.log) is
+        where the next new entry will be: printing as a game goes stays linear in time)."""
+        log = self.log if start <= 0 else self.log[start:]
+        return [line for e in log for line in [self._render(e, viewer)] if line]
+
+    def _render(self, e: list, viewer: Optional[int]) -> str:
+        prog = self.prog
+        slots = prog.slots
+        label = prog.card_label
+        kind = e[0]
+        if kind == "text":
+            return e[1]
+        if kind == "phase":
+            return f"-- {e[1]} --"
+        if kind == "action":
+            if len(e) > 3 and e[3] is not None and viewer is not None and viewer not in e[3]:
+                return f"{player_name(e[1])}: (a choice you cannot see)"
+            sep = " " if e[2].startswith("chooses ") else ": "
+            return f"{player_name(e[1])}{sep}{e[2]}"
+        if kind == "move":
+            dest, moved = e[1], e[2]
+            by_src: dict = {}
+            for c, src in moved:
+                by_src.setdefault(src, []).append(c)
+            parts = []
+            for src, cs in by_src.items():
+                if self.can_see(dest, viewer) or self.can_see(src, viewer):
+                    what = " + ".join(label(self, c) for c in cs)
+                else:
+                    what = f"{len(cs)} card{'s' if len(cs) != 1 else ''}"
+                parts.append(f"{what} from {slots[src].name}")
+            return f"   moved {', '.join(parts)} to {slots[dest].name}"
+        if kind == "reveal":
+            return f"   {slots[e[1]].name} is revealed: " + (" + ".join(label(self, c) for c in e[2]) or "nothing")
+        if kind == "reveal_card":
+            return f"   {label(self, e[1])} is revealed"
+        if kind == "look":
+            who = player_name(e[1])
+            if viewer is None or viewer == e[1]:
+                return f"   {who} looks at " + (" + ".join(label(self, c) for c in e[2]) or "nothing")
+            return f"   {who} looks at {len(e[2])} card{'s' if len(e[2]) != 1 else ''}"
+        if kind == "stack":
+            return f"   {e[2]} goes on the stack (by {player_name(e[3])})"
+        if kind == "resolve":
+            return f"   {e[2]} " + ("is cancelled and has no effect" if e[3] else "resolves")
+        if kind == "end":
+            return "Game over. Winner" + ("s" if len(e[1]) != 1 else "") + ": " + \
+                (", ".join(player_name(p) for p in e[1]) or "nobody")
+        return ""

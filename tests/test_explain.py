@@ -1,0 +1,54 @@
+"""Why an action is illegal (issue P5 §7): the explanation names the action the text belongs to,
+never another action whose text starts the same way."""
+from __future__ import annotations
+
+import pytest
+
+from interpreter import IllegalActionError, load_text
+
+AIM = """game "Aim" { players 2..2 start go cards start in deck }
+property v: int
+card "A" { v: 2 }
+card "B" { v: 1 }
+zone deck: pile hidden
+zone hand[player]: set owner
+var n: int = 0
+action aim(c: card from hand[active] where c.v == 1, t: player where t != active) {
+  text "play {c} on {t}"
+  effect { n += 1 }
+}
+action plain(c: card from hand[active]) {
+  text "play {c}"
+  require n > 100 else "only late in the game"
+  effect { n += 1 }
+}
+action rest() { effect { n += 1 } }
+phase go {
+  enter { move deck to hand[active] }
+  actions aim, plain, rest
+  end when n > 3
+  next done
+}
+phase done { enter { end game } }
+"""
+
+
+def test_the_explanation_belongs_to_the_action_the_text_is_from():
+    st = load_text(AIM).new_state(players=2)
+    # "play A on P1" can only come from 'aim' (A has v 2, so aim does not offer it): not a legal
+    # action -- and never plain's "only late in the game", although "play {c}" starts alike
+    with pytest.raises(IllegalActionError) as e:
+        st.apply("play A on P2")
+    assert "only late in the game" not in str(e.value) and "not a legal action" in str(e.value)
+    with pytest.raises(IllegalActionError, match="only late in the game"):
+        st.apply("play A")
+    st.apply("play B on P2")
+
+
+def test_a_response_outside_a_window_is_explained_as_such(tmp_path):
+    from pathlib import Path
+    lab = load_text(Path(__file__).with_name("rules").joinpath("stack_lab.rules").read_text(),
+                    "stack_lab.rules")
+    st = lab.new_state(players=3, seed=0, options={"c1": 1})
+    with pytest.raises(IllegalActionError, match="no response window is open"):
+        st.apply("counter Counter")

@@ -46,10 +46,7 @@ class CBlock:
     name: str                # for messages: "the effect of action 'bid'"
     steps: list
     span: Optional[A.Span] = None
-
-    @property
-    def simple(self) -> bool:
-        return len(self.steps) <= 1
+    plain: bool = False      # nothing in it can stop: the engine may run it as one call, without a frame
 
 
 class _Asm:
@@ -58,6 +55,7 @@ class _Asm:
     def __init__(self):
         self.steps: list = []
         self.plain: list = []  # closures waiting to be fused into one step
+        self.stops = False     # a step that may stop (or jump) was added
 
     def flush(self) -> None:
         if self.plain:
@@ -70,6 +68,7 @@ class _Asm:
     def add(self, step: Callable) -> int:
         self.flush()
         self.steps.append(step)
+        self.stops = True
         return len(self.steps) - 1
 
     def here(self) -> int:
@@ -143,7 +142,8 @@ class BlockCompiler:
         if epilogue is not None:
             asm.add_plain(epilogue)
         asm.flush()
-        blk = CBlock(len(self.prog.blocks), name, asm.steps, b.span if b is not None else None)
+        blk = CBlock(len(self.prog.blocks), name, asm.steps, b.span if b is not None else None,
+                     not asm.stops and len(asm.steps) == 1)
         self.prog.blocks.append(blk)
         return blk.index
 

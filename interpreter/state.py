@@ -170,7 +170,14 @@ class State(Observation):
         return RuleRuntimeError(f"{type(e).__name__}: {e} (in {where})", self.prog.path)
 
     def _push(self, block: Optional[int], env: dict) -> None:
-        if block is not None:
+        """Run a block: at once when nothing in it can stop and nothing is waiting to run before
+        it; otherwise as a frame (machine.py)."""
+        if block is None:
+            return
+        blk = self.prog.blocks[block]
+        if blk.plain and not self.frames:
+            blk.steps[0](self, env)
+        else:
             self.frames.append([block, 0, env])
 
     def _advance(self) -> None:
@@ -199,9 +206,12 @@ class State(Observation):
                 if self.cov is not None:
                     self.cov["phase:" + self.phase] += 1
                 self.stage = CHECK
-                self._push(ph.enter, {})
-                if "phase_start" in triggers:  # pushed last: runs first
+                if "phase_start" in triggers:  # the triggers first, then 'enter'
+                    if ph.enter is not None:
+                        self.frames.append([ph.enter, 0, {}])
                     emit_now(self, "phase_start", {"phase": self.phase})
+                else:
+                    self._push(ph.enter, {})
             elif stage == AFTER:
                 self.stage = CHECK
                 self._push(ph.after, {})
@@ -214,9 +224,12 @@ class State(Observation):
                 self.stage = EXIT
             elif stage == EXIT:
                 self.stage = "next"
-                self._push(ph.exit, {})
-                if "phase_end" in triggers:
+                if "phase_end" in triggers:  # the triggers first, then 'exit'
+                    if ph.exit is not None:
+                        self.frames.append([ph.exit, 0, {}])
                     emit_now(self, "phase_end", {"phase": self.phase})
+                else:
+                    self._push(ph.exit, {})
             elif stage == "next":
                 nxt = None
                 for target, cond in ph.nexts:
@@ -361,9 +374,12 @@ class State(Observation):
                                                      "depth": len(self.stack)}])
         else:
             self.stage = AFTER  # 'after' runs once the action's effect and the stack have resolved
-        if "action_taken" in self.prog.triggers:
+        if "action_taken" in self.prog.triggers:  # the effect first, then the triggers
             emit_now(self, "action_taken", {"player": self.active, "action": chosen.name})
-        self._push(act.effect, env)
+            if act.effect is not None:
+                frames.append([act.effect, 0, env])
+        else:
+            self._push(act.effect, env)
 
     def _named_cards(self, chosen: Action) -> list:
         """The cards a decision's text names: the values of its card choices (face-down picks

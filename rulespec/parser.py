@@ -60,8 +60,11 @@ class _Problem(Exception):
 
 @functools.lru_cache(maxsize=1)
 def _lark() -> Lark:
+    # cache=True: Lark keeps the LALR tables it builds from the grammar in a file of the system's
+    # temporary folder (keyed by the grammar's hash and these options), so loading a rules file
+    # does not build them again in every process (they cost more than parsing a whole game)
     return Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", start=["start", "expr"],
-                propagate_positions=True, maybe_placeholders=True)
+                propagate_positions=True, maybe_placeholders=True, cache=True)
 
 
 def _span_of_meta(meta) -> A.Span:

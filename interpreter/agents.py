@@ -56,12 +56,18 @@ class HumanAgent:
             if "cards" in zone and zone["cards"]:
                 out.write(f"  {name}: {', '.join(zone['cards'])}\n")
             elif "count" in zone and zone["count"]:
-                out.write(f"  {name}: {zone['count']} hidden card(s)\n")
+                shown = f" (shown: {', '.join(zone['shown'])})" if zone.get("shown") else ""
+                out.write(f"  {name}: {zone['count']} hidden card(s){shown}\n")
         for e in obs.get("stack", []):
             target = f" targeting {e['target']}" if e["target"] else ""
             cards = f" with {', '.join(e['cards'])}" if e["cards"] else ""
             flag = " (cancelled)" if e["cancelled"] else ""
             out.write(f"  on the stack: {e['effect']} by {e['by']}{target}{cards}{flag}\n")
+        decision = obs.get("decision") or {}
+        if decision.get("kind") == "choice":
+            out.write(f"  you are choosing: {decision.get('prompt') or 'a choice inside an effect'}\n")
+        elif decision.get("kind") == "response":
+            out.write(f"  you may respond to: {decision.get('to')}\n")
         types = {info.name: info for info, _ in state.prog.var_defaults}
         for name, value in obs["vars"].items():
             info = types.get(name)

@@ -14,7 +14,10 @@ cards conserved, the rules' invariants, a running game has a legal action and so
 act, the JSON round trip, secrecy of observations and legal actions; here besides: the
 previous action, once it is no longer legal, is refused (and refusing it changes nothing),
 the game ends within ``max_steps`` decisions, a rules runtime error or an engine crash
-is a failure, and replaying the seed and the history gives the same final state.
+is a failure, and replaying the seed and the history gives the same final state.  After a
+game that passed all of that, the counterfactual secrecy check (interpreter/secrecy.py)
+compares one player's view of it with that player's view of re-deals of the cards they
+never saw (the viewer cycles over the games; ``counterfactual_rate`` samples the games).
 
 A game is recorded as the list of its choices, each an index into ``legal_actions()``.
 Replaying a list uses ``choice % len(legal)`` at each decision and stops when the list
@@ -38,6 +41,7 @@ import attrs
 
 from .checks import CHOOSERS, _first_difference, full_round_trip_due, replay, state_problems
 from .errors import EngineError, IllegalActionError
+from .secrecy import CHECK as COUNTERFACTUAL, Trace, counterfactual_check
 
 AGENT_KINDS = ("random", "rare", "mixed")
 DEFAULT_AGENTS = ("random", "rare")
@@ -84,13 +88,18 @@ def make_chooser(kind: str):
 @attrs.define
 class Outcome:
     """How one game went.  `failure` is None or (check name, message); `choices` are the
-    indices chosen (the last one included when applying it failed); `actions` their texts."""
+    indices chosen (the last one included when applying it failed); `actions` their texts.
+    For a game given a viewer: `counterfactual` is the secrecy check's Verdict (None when it
+    did not run: the game failed before), `detail` what a scenario needs of its leak."""
     steps: int = 0
     terminal: bool = False
     failure: Optional[tuple] = None
     choices: list = attrs.field(factory=list)
     actions: list = attrs.field(factory=list)
     state: object = None
+    counterfactual: object = None
+    counterfactual_seconds: float = 0.0
+    detail: Optional[dict] = None
 
 
 # pick(state, legal actions) -> an index into them, or None to stop the game there
@@ -99,10 +108,12 @@ Picker = Callable[[object, list], Optional[int]]
 
 def play_game(game, players: int, seed: int, options: Optional[dict], pick: Picker,
               max_steps: int = DEFAULT_MAX_STEPS, coverage: Optional[Counter] = None,
-              check_illegal: bool = True, check_replay: bool = True) -> Outcome:
+              check_illegal: bool = True, check_replay: bool = True, viewer: Optional[int] = None) -> Outcome:
     """Play one game with `pick`, checking everything before each decision and at the end;
-    stops at the first failure."""
+    stops at the first failure.  With `viewer` (a seat from 0), a game that passed every
+    check then gets the counterfactual secrecy check for that player."""
     out = Outcome()
+    trace = Trace(viewer) if viewer is not None and 0 <= viewer < players else None
     try:
         st = game.new_state(players=players, seed=seed, options=options, coverage=coverage)
     except EngineError as e:
@@ -119,11 +130,18 @@ def play_game(game, players: int, seed: int, options: Optional[dict], pick: Pick
         while True:
             doing = "checking the state"
             full = st.terminal or full_round_trip_due(out.steps)
-            problems = state_problems(st, log_from=None if full else log_checked)
+            if trace is None:
+                problems = state_problems(st, log_from=None if full else log_checked)
+            else:  # the secrecy check builds every observation: the trace takes the viewer's
+                seen_now: dict = {}
+                problems = state_problems(st, log_from=None if full else log_checked, observations=seen_now)
             log_checked = len(st.log)
             if problems:
                 out.failure = (problems[0][0], f"after {out.steps} decisions: {problems[0][1]}")
                 break
+            if trace is not None:
+                doing = "recording what the viewer sees"
+                trace.record(st, seen_now.get(trace.viewer))
             if st.terminal:
                 out.terminal = True
                 break
@@ -164,7 +182,40 @@ def play_game(game, players: int, seed: int, options: Optional[dict], pick: Pick
             if a != b:
                 out.failure = ("replay", f"replaying the seed and the {out.steps} actions gives a different state "
                                          f"({_first_difference(a, b)})")
+    if out.failure is None and trace is not None and len(trace.views) == len(out.actions) + 1:
+        _counterfactual(game, players, seed, options, out, trace)
     return out
+
+
+def _counterfactual(game, players: int, seed: int, options: Optional[dict], out: Outcome, trace: Trace) -> None:
+    """The counterfactual secrecy check of a game that passed every other check.  A leak
+    found at decision k of a longer game is looked for again in the game cut there (its
+    first k actions: cards v saw only later are re-dealt too); when that game fails as well,
+    the failure keeps only those k choices, so the failure that shrinking starts from is as
+    short as the leak.  Either way the failure replays exactly: the verdict depends only on
+    the seed, the viewer and the actions."""
+    t0 = time.process_time()
+    try:
+        verdict = counterfactual_check(game, players, seed, options, out.actions, trace.viewer, trace=trace)
+        out.counterfactual = verdict
+        leak = verdict.leak
+        if leak is not None and leak.decision < len(out.actions):
+            k = leak.decision
+            again = counterfactual_check(game, players, seed, options, out.actions[:k], trace.viewer,
+                                         trace=trace.prefix(k))
+            if again.leak is not None:
+                leak = again.leak
+                del out.choices[k:]
+                del out.actions[k:]
+    except Exception as e:  # noqa: BLE001 - a crash of the check is a finding, not the end of the run
+        out.failure = ("crash", f"in the counterfactual secrecy check for P{trace.viewer + 1}: {_crash(e)}")
+        return
+    finally:
+        out.counterfactual_seconds = time.process_time() - t0
+    if leak is not None:
+        out.failure = (COUNTERFACTUAL, f"after {leak.decision} decisions: {leak.message}")
+        out.detail = {"viewer": leak.viewer, "decision": leak.decision, "kind": leak.kind, "cut": leak.cut,
+                      "redealt": leak.redealt, "position": leak.position, "expect": leak.expect}
 
 
 def _refuses(st, legal: list, text: str) -> Optional[str]:
@@ -260,14 +311,35 @@ class GameJob:
     seed: int
     agent: str
     agent_seed: int
+    viewer: Optional[int] = None  # the counterfactual secrecy check's viewer (None: not checked)
 
 
 def game_seed(seed: int, index: int) -> int:
     return seed * 1_000_003 + index
 
 
-def plan(game, games: int, seed: int = 0, players="all", agents: Sequence[str] = DEFAULT_AGENTS) -> list[GameJob]:
+def counterfactual_viewer(index: int, game_seed_: int, players: int, n_agents: int, rate: float) -> Optional[int]:
+    """The viewer of game `index` for the counterfactual secrecy check, or None when the game
+    is not sampled.  Viewers cycle over the games (P1, P1, P2, P2, ... with two agents, so
+    that every agent plays with every viewer); a game is sampled with probability `rate`,
+    decided by its own seed, so that a run checks the same games whatever its workers."""
+    if rate <= 0:
+        return None
+    if rate < 1 and random.Random(f"rulespec-counterfactual-rate:{game_seed_}").random() >= rate:
+        return None
+    return (index // max(1, n_agents)) % players
+
+
+def check_rate(rate: float) -> float:
+    if not isinstance(rate, (int, float)) or isinstance(rate, bool) or not 0 <= rate <= 1:
+        raise FuzzError(f"--counterfactual-rate is a fraction of the games, from 0 to 1, not {rate!r}")
+    return float(rate)
+
+
+def plan(game, games: int, seed: int = 0, players="all", agents: Sequence[str] = DEFAULT_AGENTS,
+         counterfactual_rate: float = 1.0) -> list[GameJob]:
     model = game.model
+    rate = check_rate(counterfactual_rate)
     if games < 1:
         raise FuzzError("--games must be at least 1")
     if not agents:
@@ -284,13 +356,15 @@ def plan(game, games: int, seed: int = 0, players="all", agents: Sequence[str] =
     jobs = []
     for i in range(games):
         s = game_seed(seed, i)
-        jobs.append(GameJob(i, counts[i % len(counts)], s, agents[i % len(agents)], s * 7_919 + 104_729))
+        n = counts[i % len(counts)]
+        jobs.append(GameJob(i, n, s, agents[i % len(agents)], s * 7_919 + 104_729,
+                            counterfactual_viewer(i, s, n, len(agents), rate)))
     return jobs
 
 
 def run_job(game, job: GameJob, options: Optional[dict], max_steps: int, coverage: Optional[Counter] = None) -> Outcome:
     pick = agent_picker(make_chooser(job.agent), random.Random(job.agent_seed))
-    return play_game(game, job.players, job.seed, options, pick, max_steps, coverage)
+    return play_game(game, job.players, job.seed, options, pick, max_steps, coverage, viewer=job.viewer)
 
 
 # ---------------------------------------------------------------------- results
@@ -308,6 +382,8 @@ class Failure:
     actions: list
     original_steps: int = 0  # decisions before shrinking
     then_first: bool = False  # after the choices, the first legal action at every decision (an endless game)
+    viewer: Optional[int] = None  # the counterfactual check's viewer in this game (None: not checked)
+    detail: Optional[dict] = None  # a counterfactual leak: what a scenario needs (see _counterfactual)
 
     @property
     def steps(self) -> int:
@@ -328,6 +404,11 @@ class ChunkResult:
     first: dict = attrs.field(factory=dict)                  # check -> the Failure of its first game
     failing: list = attrs.field(factory=list)                # (game index, check), at most MAX_LISTED
     cpu_seconds: float = 0.0                                  # CPU time the games took (not in summary())
+    cf_games: int = 0        # games given the counterfactual secrecy check
+    cf_worlds: int = 0       # re-deals compared
+    cf_dropped: int = 0      # re-deals dropped as inconsistent with the public history
+    cf_decisions: int = 0    # decisions compared
+    cf_seconds: float = 0.0  # CPU time in the check (not in summary())
 
     def add(self, other: "ChunkResult") -> None:
         self.games += other.games
@@ -335,6 +416,11 @@ class ChunkResult:
         self.decisions += other.decisions
         self.longest = max(self.longest, other.longest)
         self.cpu_seconds += other.cpu_seconds
+        self.cf_games += other.cf_games
+        self.cf_worlds += other.cf_worlds
+        self.cf_dropped += other.cf_dropped
+        self.cf_decisions += other.cf_decisions
+        self.cf_seconds += other.cf_seconds
         self.coverage.update(other.coverage)
         self.by_players.update(other.by_players)
         self.by_agent.update(other.by_agent)
@@ -362,6 +448,7 @@ class FuzzResult:
     workers: int
     totals: ChunkResult
     seconds: float
+    counterfactual_rate: float = 1.0
 
     @property
     def ok(self) -> bool:
@@ -390,6 +477,8 @@ class FuzzResult:
             "agents": dict(sorted(t.by_agent.items())), "failures": dict(sorted(t.failures.items())),
             "failing": list(t.failing),
             "first": {k: [f.index, f.message, list(f.choices)] for k, f in sorted(t.first.items())},
+            "counterfactual": {"rate": self.counterfactual_rate, "games": t.cf_games, "worlds": t.cf_worlds,
+                               "dropped": t.cf_dropped, "decisions": t.cf_decisions},
         }
 
 
@@ -425,6 +514,12 @@ def run_chunk(payload: tuple) -> tuple[int, ChunkResult]:
         res.terminal += out.terminal
         res.by_players[job.players] += 1
         res.by_agent[job.agent] += 1
+        if out.counterfactual is not None:
+            res.cf_games += 1
+            res.cf_worlds += out.counterfactual.worlds
+            res.cf_dropped += out.counterfactual.dropped
+            res.cf_decisions += out.counterfactual.compared
+        res.cf_seconds += out.counterfactual_seconds
         if out.failure is not None:
             check, message = out.failure
             res.failures[check] += 1
@@ -432,7 +527,8 @@ def run_chunk(payload: tuple) -> tuple[int, ChunkResult]:
                 res.failing.append((job.index, check))
             if check not in res.first:
                 res.first[check] = Failure(job.index, job.players, job.seed, job.agent, job.agent_seed, check,
-                                           message, list(out.choices), list(out.actions), len(out.choices))
+                                           message, list(out.choices), list(out.actions), len(out.choices),
+                                           viewer=job.viewer, detail=out.detail)
     res.cpu_seconds = time.process_time() - cpu
     return chunk_id, res
 
@@ -535,15 +631,17 @@ def make_backend(name: str = "local", workers: int = 1, address: Optional[str] =
 def fuzz(game, games: int, seed: int = 0, players="all", options: Optional[dict] = None,
          agents: Sequence[str] = DEFAULT_AGENTS, max_steps: int = DEFAULT_MAX_STEPS,
          backend: Optional[Backend] = None, progress: Optional[Callable[[int, int], None]] = None,
-         chunk_size: Optional[int] = None) -> FuzzResult:
-    """Play `games` checked games; progress(games done, failing games so far) after each batch."""
+         chunk_size: Optional[int] = None, counterfactual_rate: float = 1.0) -> FuzzResult:
+    """Play `games` checked games; progress(games done, failing games so far) after each batch.
+    `counterfactual_rate`: the fraction of games (0 to 1) given the counterfactual secrecy check."""
     if max_steps < 1:
         raise FuzzError("--max-steps must be at least 1")
+    rate = check_rate(counterfactual_rate)
     backend = backend or LocalBackend(1)
     options = dict(options or {})
     game.new_state(players=game.model.min_players if players in (None, "all") else int(players),
                    seed=seed, options=options)  # a bad option or player count fails here, early
-    jobs = plan(game, games, seed, players, agents)
+    jobs = plan(game, games, seed, players, agents, rate)
     size = chunk_size or max(1, min(25, math.ceil(games / (backend.workers * 8))))
     source = game.model.source
     payloads = [(k, game.path, source, options, jobs[i:i + size], max_steps, game.max_choices)
@@ -565,15 +663,18 @@ def fuzz(game, games: int, seed: int = 0, players="all", options: Optional[dict]
     for k in sorted(results):  # merge in a fixed order: same totals whatever the workers
         merged.add(results[k])
     return FuzzResult(game.path, game.name, games, seed, players, options, tuple(agents), max_steps,
-                      backend.name, backend.workers, merged, seconds)
+                      backend.name, backend.workers, merged, seconds, rate)
 
 
 # ---------------------------------------------------------------------- shrinking
 def replay_choices(game, failure: Failure, options: Optional[dict], choices: Sequence[int],
                    max_steps: int = DEFAULT_MAX_STEPS, texts: Optional[Sequence[str]] = None,
                    then_first: bool = False) -> Outcome:
+    # the counterfactual check only when it is the one being shrunk (elsewhere it would only
+    # cost time: a candidate must fail the same check to count)
+    viewer = failure.viewer if failure.check == COUNTERFACTUAL else None
     return play_game(game, failure.players, failure.seed, options, list_picker(choices, texts, then_first),
-                     max_steps)
+                     max_steps, viewer=viewer)
 
 
 def shrink(game, failure: Failure, options: Optional[dict], max_steps: int = DEFAULT_MAX_STEPS,
@@ -631,7 +732,7 @@ def shrink(game, failure: Failure, options: Optional[dict], max_steps: int = DEF
             n = min(len(best), n * 2)
     shrunk = attrs.evolve(failure, message=best_out.failure[1], choices=list(best_out.choices),
                           actions=list(best_out.actions), original_steps=failure.original_steps or failure.steps,
-                          then_first=endless)
+                          then_first=endless, detail=best_out.detail)
     return shrunk, used
 
 
@@ -665,12 +766,15 @@ def replay_record(game, failure: Failure, options: dict, max_steps: int, base_di
         # after the actions: "stop", or "first" (the first legal action at every decision, until
         # the game ends or max_steps: how a game that never ends is replayed from a short prefix)
         "then": "first" if failure.then_first else "stop",
-    }
+    } | ({"counterfactual": {"viewer": failure.viewer}}  # replayed with the secrecy check for this seat
+         if failure.check == COUNTERFACTUAL and failure.viewer is not None else {})
 
 
 def scenario_text(game, failure: Failure, options: dict, base_dir: Path, max_steps: int = DEFAULT_MAX_STEPS) -> str:
     """A scenario (interpreter/scenario.py) that replays the failing game and fails the same way."""
     import yaml
+    if failure.check == COUNTERFACTUAL and failure.detail:
+        return _counterfactual_scenario(game, failure, options, base_dir)
     doc = {
         "rules": _relative(game.path, base_dir),
         "name": f"fuzz: {failure.check} (game {failure.index}, seed {failure.seed})",
@@ -693,6 +797,69 @@ def scenario_text(game, failure: Failure, options: dict, base_dir: Path, max_ste
     return head + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=10_000)
 
 
+def _counterfactual_scenario(game, failure: Failure, options: dict, base_dir: Path,
+                             confirm: Optional[Path] = None) -> str:
+    """Two scenarios for a counterfactual leak: the game as played, ending with a step that
+    states what the viewer saw (it passes), and the same actions from the re-dealt position,
+    ending with the same step (it fails while the leak is there, and passes once it is
+    fixed).  The leak offers several such steps; with `confirm` (the path the file will have)
+    each is tried in turn, and the first that passes as played and fails re-dealt is kept.
+    (The scenario's re-deal is the check's start position, but it replays the actions plainly:
+    the check also keeps the order of hands in step, so now and then no step is confirmed;
+    the file says so, and the replay file reproduces the check exactly.)"""
+    import yaml
+    d = failure.detail
+    pv = f"P{d['viewer'] + 1}"
+    head = {"rules": _relative(game.path, base_dir), "players": failure.players, "seed": failure.seed}
+    if options:
+        head["options"] = dict(options)
+    plays = [{"play": a} for a in failure.actions[:d["decision"]]]  # the views differ after these
+    position = dict(d["position"])
+    zones = list(position.get("zones", {}))
+    if zones:
+        position["rest"] = zones[0]  # every card is placed: the rest zone gets none
+    name = f"fuzz: {failure.check} (game {failure.index}, seed {failure.seed})"
+    dump = lambda doc: yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=10_000)  # noqa: E731
+
+    def text(step: Optional[dict], confirmed: Optional[bool]) -> str:
+        last = [step] if step is not None else []
+        played = {"name": f"{name}: as played, what {pv} sees", **head,
+                  "doc": f"The game as played; the last step is what {pv} sees after {d['decision']} decisions.",
+                  "steps": plays + last}
+        redealt = {"name": f"{name}: the cards {pv} never saw re-dealt", **head,
+                   "doc": (f"The same game with the {d['redealt']} cards {pv} had not seen by decision {d['cut']} "
+                           f"re-dealt at the first decision; {pv} must see the same as in the game as played. "
+                           f"Fails while the leak is there: {failure.message}"),
+                   "position": position, "steps": plays + last}
+        note = ("" if confirmed is None or confirmed else
+                "# NOTE: no step was confirmed to fail in the re-dealt game; rulespec replay reproduces the check.\n")
+        return ("# Written by rulespec fuzz: a counterfactual secrecy failure. Run: rulespec test THIS_FILE\n"
+                f"# {failure.check}: {failure.message}\n"
+                "# The first scenario is the game as played and passes; the second replays the same actions\n"
+                f"# after re-dealing the cards {pv} never saw, and fails where {pv} sees something else.\n"
+                + note + dump(played) + "---\n" + dump(redealt))
+
+    steps = list(d.get("expect") or [])
+    if confirm is None:
+        return text(steps[0] if steps else None, None)
+    from .scenario import ScenarioError, load_file, run_scenario
+    for step in steps:
+        candidate = text(step, True)
+        confirm.write_text(candidate, encoding="utf-8")
+        try:
+            as_played, redealt = load_file(confirm)
+            run_scenario(as_played)
+        except Exception:  # noqa: BLE001 - this step does not hold as played: try the next
+            continue
+        try:
+            run_scenario(redealt)
+        except ScenarioError:
+            return candidate  # passes as played, fails re-dealt: the leak
+        except Exception:  # noqa: BLE001
+            continue
+    return text(steps[0] if steps else None, False)
+
+
 def write_failure(game, failure: Failure, options: dict, max_steps: int, out_dir) -> tuple[Path, Path]:
     """Write NAME.replay.json and NAME.yaml into out_dir; their paths."""
     out = Path(out_dir)
@@ -701,7 +868,10 @@ def write_failure(game, failure: Failure, options: dict, max_steps: int, out_dir
     rj, sy = out / f"{stem}.replay.json", out / f"{stem}.yaml"
     rj.write_text(json.dumps(replay_record(game, failure, options, max_steps, out), indent=1) + "\n",
                   encoding="utf-8")
-    sy.write_text(scenario_text(game, failure, options, out, max_steps), encoding="utf-8")
+    if failure.check == COUNTERFACTUAL and failure.detail:
+        sy.write_text(_counterfactual_scenario(game, failure, options, out, confirm=sy), encoding="utf-8")
+    else:
+        sy.write_text(scenario_text(game, failure, options, out, max_steps), encoding="utf-8")
     return rj, sy
 
 
@@ -739,6 +909,12 @@ def read_replay(path) -> dict:
                         f"not {d['max_steps']!r} (a corrupt file?)")
     if d.get("then", "stop") not in ("stop", "first"):
         raise FuzzError(f"{path}: the replay's 'then' is \"stop\" or \"first\", not {d['then']!r}")
+    cf = d.get("counterfactual")
+    if cf is not None:
+        v = cf.get("viewer") if isinstance(cf, dict) else None
+        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < d["players"]:
+            raise FuzzError(f"{path}: the replay's 'counterfactual' must give a 'viewer' seat from 0 to "
+                            f"{d['players'] - 1} (a corrupt file?)")
     f = d.get("failure")
     if f is not None and not (isinstance(f, dict) and isinstance(f.get("check"), str)):
         raise FuzzError(f"{path}: the replay's 'failure' is malformed")
@@ -773,13 +949,15 @@ def check_replay_game(d: dict, game, path) -> None:
 
 
 def run_replay(game, d: dict, on_step: Optional[Callable] = None) -> Outcome:
-    """Replay a replay file's actions with every check.  A recorded action that is not legal
-    any more stops the replay with the failure "replay diverged"."""
+    """Replay a replay file's actions with every check (and the counterfactual secrecy check
+    for the seat the file names, if it names one).  A recorded action that is not legal any
+    more stops the replay with the failure "replay diverged"."""
     options = {k: game.parse_option(k, v) for k, v in d["options"].items()}
     max_steps = d.get("max_steps") if isinstance(d.get("max_steps"), int) else DEFAULT_MAX_STEPS
     diverged: list = []
     pick = text_picker(d["actions"], on_step, diverged, then_first=d.get("then") == "first")
-    out = play_game(game, d["players"], d["seed"], options, pick, max_steps)
+    viewer = (d.get("counterfactual") or {}).get("viewer")
+    out = play_game(game, d["players"], d["seed"], options, pick, max_steps, viewer=viewer)
     if diverged and out.failure is None:
         out.failure = ("replay diverged", diverged[0])
     return out

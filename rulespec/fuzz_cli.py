@@ -38,6 +38,25 @@ def _show_options(options: dict) -> str:
 
 
 # ---------------------------------------------------------------------- fuzz
+COUNTERFACTUAL_RATE_HELP = ("the fraction of games (0 to 1; default 1) given the counterfactual secrecy check: one "
+                            "player's view of the game compared with re-deals of the cards they never saw (0: off)")
+
+
+def add_fuzz_arguments(p) -> None:
+    """The options of `rulespec fuzz` that this module reads beyond those rulespec/cli.py
+    declares: ``--counterfactual-rate R``."""
+    p.add_argument("--counterfactual-rate", type=float, default=1.0, metavar="R", help=COUNTERFACTUAL_RATE_HELP)
+
+
+def _rate_arg(args) -> float:
+    rate = getattr(args, "counterfactual_rate", None)
+    rate = 1.0 if rate is None else rate
+    if not isinstance(rate, (int, float)) or isinstance(rate, bool) or not 0 <= rate <= 1:
+        from .cli import UsageError
+        raise UsageError(f"--counterfactual-rate is a fraction of the games, from 0 to 1, not {rate!r}")
+    return float(rate)
+
+
 def fuzz_command(args, load_game, parse_options) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
         TimeRemainingColumn
@@ -59,6 +78,7 @@ def fuzz_command(args, load_game, parse_options) -> int:
         raise UsageError(f"--agents takes a comma-separated list of: {', '.join(F.AGENT_KINDS)}"
                          + (f" (not '{bad[0]}')" if bad else ""))
     players = _players_arg(args.players)
+    rate = _rate_arg(args)
     # outputs that could not be written are found now, not after a long run
     check_writable(args.out, directory=True)
     if args.json:
@@ -83,7 +103,7 @@ def fuzz_command(args, load_game, parse_options) -> int:
             progress.update(task, completed=done, failing=failing)
         try:
             result = F.fuzz(game, args.games, seed=args.seed, players=players, options=options, agents=agents,
-                            max_steps=args.max_steps, backend=backend, progress=update)
+                            max_steps=args.max_steps, backend=backend, progress=update, counterfactual_rate=rate)
         except KeyboardInterrupt:
             progress.stop()
             print("rulespec fuzz: interrupted", file=sys.stderr)
@@ -105,6 +125,7 @@ def fuzz_command(args, load_game, parse_options) -> int:
     table.add_row("decisions", f"{t.decisions} ({t.decisions / max(1, t.games):.1f} a game, longest {t.longest})")
     table.add_row("time", f"{result.seconds:.1f} s ({result.games_per_second:.1f} games/s; "
                           f"{result.games_per_cpu_second:.1f} games per CPU second in the workers)")
+    table.add_row("counterfactual secrecy", escape(_counterfactual_line(result)))
     failing = sum(t.failures.values())
     table.add_row("failing games", f"[red]{failing}[/red]" if failing else "0")
     table.add_row("rule coverage", f"{cov.reached} of {cov.total} rules ({cov.percent:.1f}%)")
@@ -167,6 +188,7 @@ def fuzz_command(args, load_game, parse_options) -> int:
         status = 1
     if args.json:
         summary = result.summary()
+        summary["counterfactual"]["cpu_seconds"] = t.cf_seconds
         summary.update({"rules": args.file, "game": game.name, "seed": args.seed, "options": options,
                         "backend": result.backend, "workers": result.workers, "seconds": result.seconds,
                         "games_per_second": result.games_per_second, "cpu_seconds": t.cpu_seconds,
@@ -177,6 +199,16 @@ def fuzz_command(args, load_game, parse_options) -> int:
         write_output(args.json, json.dumps(summary, indent=1, default=str) + "\n")
     print("ok: nothing broke" if status == 0 else "something broke", flush=True)
     return status
+
+
+def _counterfactual_line(result) -> str:
+    t = result.totals
+    if result.counterfactual_rate <= 0:
+        return "off (--counterfactual-rate 0)"
+    share = f", {100 * t.cf_seconds / t.cpu_seconds:.0f}% of the workers' CPU time" if t.cpu_seconds > 0 else ""
+    return (f"rate {result.counterfactual_rate:g}: {t.cf_games} of {t.games} games checked, {t.cf_worlds} re-deals "
+            f"compared over {t.cf_decisions} decisions, {t.cf_dropped} dropped as inconsistent with the public "
+            f"history; {t.cf_seconds:.1f} CPU s{share}")
 
 
 # ---------------------------------------------------------------------- replay
@@ -196,6 +228,8 @@ def replay_command(args, load_game) -> int:
           + (", then the first legal action at every decision" if then_first else ""))
     if recorded:
         print(f"recorded failure: {recorded['check']}: {recorded.get('message', '')}")
+    if d.get("counterfactual"):
+        print(f"with the counterfactual secrecy check for P{d['counterfactual']['viewer'] + 1}")
     printed = 0
     state = {"step": 0, "interactive": args.step}
 

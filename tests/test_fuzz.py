@@ -21,6 +21,7 @@ import interpreter
 from interpreter import fuzz as F
 from interpreter.actions import Action
 from interpreter.scenario import ScenarioError, load_file, run_scenario
+from interpreter.secrecy import CHECK as COUNTERFACTUAL, WINDOW_PHRASE
 from rulespec.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,10 +49,19 @@ def lab():
 ])
 def test_workers_do_not_change_the_results(path, games, players, options):
     game = interpreter.load(path)
-    one = F.fuzz(game, games, seed=11, players=players, options=options, backend=F.LocalBackend(1))
-    two = F.fuzz(game, games, seed=11, players=players, options=options, backend=F.LocalBackend(2))
-    assert one.ok, [f.message for f in one.failures()]
+    # a sample of the games gets the counterfactual secrecy check (all of them would double
+    # this test's time; tests/test_secrecy.py checks whole runs)
+    one = F.fuzz(game, games, seed=11, players=players, options=options, backend=F.LocalBackend(1),
+                 counterfactual_rate=0.3)
+    two = F.fuzz(game, games, seed=11, players=players, options=options, backend=F.LocalBackend(2),
+                 counterfactual_rate=0.3)
+    # Chu Han's known leak (tests/test_secrecy.py): the engine asks a player in a response
+    # window only when they hold a response, so the rival learns whether they hold Lyu Zhi
+    assert all(f.check == COUNTERFACTUAL and WINDOW_PHRASE in f.message for f in one.failures()), \
+        [f.message for f in one.failures()]
     assert one.summary() == two.summary()
+    sampled = sum(j.viewer is not None for j in F.plan(game, games, 11, players, counterfactual_rate=0.3))
+    assert one.totals.cf_games == sampled > 0 and one.summary()["counterfactual"]["worlds"] > 0
     assert one.totals.games == games == one.totals.terminal
     assert one.totals.by_agent == Counter({"random": games // 2, "rare": games - games // 2})
     cov = F.coverage(game.model, one.totals.coverage)
@@ -329,11 +339,3 @@ def test_scenarios_for_each_kind_of_failure(lab):
     assert steps("termination", "the game did not end within 1 decisions")[-1] == {"finish": F.DEFAULT_MAX_STEPS}
     assert steps("runtime error", "after 0 decisions, applying 'up': oops") == [{"play": "up"}]
     assert steps("secrecy", "P2 sees P1's hand")[-1] == {"check": "all"}
-
-
-def test_secrecy_does_not_read_the_engines_numbering_as_a_card_name():
-    # found by fuzzing Chu Han: alike action texts get " #2", " #3", ... and a card may be called "4"
-    from interpreter.checks import _mentions
-    assert not _mentions("use a power with 5 + 7 using a face-up card #4", "4")
-    assert _mentions("play 4 + 4", "4") and _mentions("play 4", "4")
-    assert not _mentions("play 14", "4")

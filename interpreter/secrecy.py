@@ -1,0 +1,542 @@
+"""The counterfactual secrecy check: what a player cannot see must not change what they see.
+
+For every player v, two positions that differ only in cards v cannot see are, to v, the same
+position: v's observation, v's log, v's legal actions when v is to act, and who is to act
+(e.g. who is asked in a response window) must be the same in both (docs/fuzzing.md, "Secrecy
+is an information set" in the design).  The per-decision checks of interpreter/checks.py look
+at one state at a time (no observation shows a hidden card's face); this module checks the
+information set itself, by comparing a recorded game with a counterfactual one:
+
+  W   the game as recorded: its seed, players, options and the texts of its actions;
+  W'  the same game with the cards v never saw *re-dealt*: at the first decision (after the
+      setup dealt the cards) the identities of those cards are permuted at random among the
+      places they occupy (zone and position; plays, stack entries and card variables follow
+      the cards), and then the recorded actions are replayed.
+
+Before each recorded action (and after the last one) v's view of W and of W' must agree:
+
+  * who is to act (``current_player``: being asked in a response window is a decision too),
+  * v's legal actions when v is to act,
+  * v's observation (``State.observation(v)``: zones, counts, variables, phase, the stack),
+  * the new log lines as v reads them (``State.log_lines(v, ...)``).
+
+A difference is a leak: it tells v something about cards v has not seen.  A recorded action
+that is not legal in W' (the rival did not follow suit, so they had no card of that suit; a
+re-deal gave them one) means W' contradicts the public history: that world is dropped there,
+and it is not a leak.  An engine or rules error in W' drops it too.
+
+Which cards are re-dealt.  A card is *seen* by v at decision k when, at any decision up to k,
+it lay in a zone v can see (``State.can_see``), or a log entry showed v its face (a move from
+or into a zone v can see, a reveal, a look by v), or it was shown to everyone on its own --
+the same rules ``State._render`` uses to show names.  Only cards never seen are re-dealt: a card seen once may have been remembered,
+so it keeps its place (conservative: fewer cards re-dealt, no false alarm from a card v could
+have tracked).  Nor are cards the setup set aside: cards that never move in the whole game
+and still lie in the order the rules file declares them (never shuffled, never dealt: Chu
+Han's event cards in the box when events are off).  A re-deal that put one of those in a
+hand would invent a position the setup cannot make.
+
+A card seen at decision 40 was still unseen at decision 10, and a leak of it before decision
+40 can only be caught by a world that re-deals it, so the check compares several worlds,
+each up to a *cut* c: world c re-deals the cards unseen up to decision c and is compared at
+decisions 0..c.  The cuts are the end of the recorded game and halves of it (n, n/2, n/4,
+... down to 2 decisions): a secret kept for the whole game is tested by the first world, one
+kept for a while by a shorter one, and early in a game, when most cards are unseen, the cuts
+are dense.  All the worlds together replay at most about 2n decisions (a cut with fewer
+than two unseen cards has nothing to re-deal).
+
+Keeping W' in step (``_realign``): an action's text names cards by name, so where W' holds
+two copies of a card the engine may play the other copy, and taking a card from another
+place in a hand shifts the rest of the hand; neither is anything v sees, and both are undone
+after every action (the copies swap roles; the hand's order is restored).
+
+Why the first decision is where cards are re-dealt: before it the setup moves every card
+from where cards start to where they are dealt, driven by the state's seeded generator.
+The first decision is the first point at which every card has a place and the public record
+of setup (counts, variables, the phase) is fixed; re-dealing there keeps that record (the
+setup's log entries are not compared: they are the same entries in both worlds), and every
+later step, shuffles included, acts on places, so it treats both worlds alike.  (A setup that
+derives a public fact from a hidden card -- "the holder of the 3 of clubs starts" -- makes
+some re-deals contradict that fact; such a world is usually dropped at the first recorded
+action it cannot make.)
+
+Determinism: the permutation comes from ``random.Random`` seeded with a string made of the
+game's seed, the viewer and the cut, so the same game, viewer and actions always give the
+same verdict: fuzz failures shrink, replay and run the same in any worker.
+"""
+from __future__ import annotations
+
+import json
+import random
+from typing import Optional, Sequence
+
+import attrs
+
+from .errors import EngineError
+from .state import State
+
+CHECK = "secrecy (counterfactual)"
+MIN_CUT = 2  # the shortest cut compared (see cuts_for)
+WINDOW_PHRASE = "asked in a response window"  # in every message about who is asked in a window
+
+
+@attrs.frozen
+class Leak:
+    """A difference between v's view of the game as played and of a re-deal."""
+    viewer: int
+    decision: int          # the number of recorded actions played when the views differ
+    kind: str              # "window", "turn", "legal actions", "observation", "log"
+    message: str           # one line, without "after N decisions: "
+    cut: int               # the world's cut: cards unseen by v up to this decision were re-dealt
+    redealt: int           # how many cards were re-dealt
+    position: dict         # the re-dealt start position: zone name -> card names (for a scenario)
+    expect: list           # what v saw as played, as candidate scenario steps (for a scenario)
+
+
+@attrs.define
+class Verdict:
+    """What the check did: the first leak (None: no leak), the worlds compared (each re-deal),
+    those dropped as inconsistent with the public history, and the decisions compared."""
+    viewer: int
+    leak: Optional[Leak] = None
+    worlds: int = 0
+    dropped: int = 0
+    compared: int = 0
+    realigned: int = 0  # decisions after which a re-deal had to be put back in step (see _realign)
+    reasons: list = attrs.field(factory=list)  # why worlds were dropped (first few)
+
+    @property
+    def ok(self) -> bool:
+        return self.leak is None
+
+
+# ---------------------------------------------------------------------- what v sees
+def _view(st, v: int, log_from: int, obs: Optional[dict] = None) -> tuple:
+    """(who is to act, in a response window?, v's observation, v's new log lines), the last two
+    as text: a game's views are kept until it ends, and strings cost the garbage collector
+    nothing (thousands of nested dicts and lists slowed every collection down)."""
+    lines = st.log_lines(v, log_from) if log_from > 0 else []
+    return (st.current_player, st.in_window(),
+            json.dumps(obs if obs is not None else st.observation(v), ensure_ascii=False, separators=(",", ":")),
+            "\n".join(lines))
+
+
+def _unpack(view: tuple) -> tuple:
+    cur, win, obs, log = view
+    return cur, win, json.loads(obs), log.split("\n") if log else []
+
+
+def _mark_seen(st, v: int, log_from: int, seen: list, moved: list, k: int) -> None:
+    """Cards v sees at this decision (in a zone v can see, or shown to everyone on their own),
+    or whose faces the log entries from log_from on showed v: their first decision goes into
+    `seen`; cards the log shows moving: into `moved`."""
+    none = -1
+    for zi, zone in enumerate(st.zones):
+        if zone and st.can_see(zi, v):
+            for c in zone:
+                if seen[c] == none:
+                    seen[c] = k
+    for c in getattr(st, "shown", ()):  # a card revealed on its own ("reveal_card")
+        if seen[c] == none:
+            seen[c] = k
+    for e in st.log[log_from:]:
+        kind = e[0]
+        if kind == "move":
+            dest = e[1]
+            dest_seen = st.can_see(dest, v)
+            for c, src in e[2]:
+                if moved[c] == none:
+                    moved[c] = k
+                if seen[c] == none and (dest_seen or st.can_see(src, v)):
+                    seen[c] = k
+        elif kind == "reveal" or (kind == "look" and e[1] == v):
+            for c in e[2]:
+                if seen[c] == none:
+                    seen[c] = k
+        elif kind == "reveal_card":
+            if seen[e[1]] == none:
+                seen[e[1]] = k
+
+
+def cuts_for(n: int) -> list[int]:
+    """The cuts compared for a game of n recorded actions: n, n/2, n/4, ... down to MIN_CUT,
+    shortest first (a leak found in a short world spares the longer ones most of their work:
+    they only look for an earlier one)."""
+    cuts, c = [n], n // 2
+    while c >= MIN_CUT:
+        cuts.append(c)
+        c //= 2
+    return cuts[::-1]
+
+
+def world_seed(seed: int, viewer: int, cut: int) -> str:
+    return f"rulespec-counterfactual:{seed}:{viewer}:{cut}"
+
+
+# ---------------------------------------------------------------------- re-dealing
+def redeal(start, game, unseen: set, rng: random.Random):
+    """A new state: `start` with the identities of the `unseen` cards permuted among the places
+    they occupy (a relabelling: zones, plays, stack entries and card variables follow)."""
+    d = json.loads(start.to_json())  # a deep copy through the public round trip
+    places = [c for zone in d["zones"] for c in zone if c in unseen]
+    shuffled = list(places)
+    rng.shuffle(shuffled)
+    sigma = dict(zip(places, shuffled))
+    if not sigma or all(a == b for a, b in sigma.items()):
+        return None, sigma
+
+    def m(c):
+        return sigma.get(c, c)
+    d["zones"] = [[m(c) for c in zone] for zone in d["zones"]]
+    for plays in d["plays"].values():
+        for play in plays:
+            play[1] = [m(c) for c in play[1]]
+    for e in d.get("entries", []):  # stack entries: [id, effect, by, target, cards, against, cancelled]
+        if isinstance(e, list) and len(e) > 4 and isinstance(e[4], list):
+            e[4] = [m(c) for c in e[4]]
+    d["vars"] = [_relabel(value, info.type, info.per_player, m)
+                 for info, value in zip(game.model.vars.values(), d["vars"])]
+    return State.from_json(d, game), sigma  # from_json rebuilds `where` from the zones
+
+
+def _relabel(value, t, per_player: bool, m):
+    if per_player:
+        return [_relabel(x, t, False, m) for x in value]
+    name = t.name
+    if name == "card":
+        return None if value is None else m(value)
+    if name == "list":
+        return [_relabel(x, t.elem, False, m) for x in value]
+    if name == "play" and isinstance(value, list) and len(value) == 2:
+        return [value[0], [m(c) for c in value[1]]]
+    return value
+
+
+# ---------------------------------------------------------------------- comparing views
+def _who(current: Optional[int], window: bool) -> str:
+    if current is None:
+        return "nobody to act (the game is over)"
+    return f"P{current + 1} " + (WINDOW_PHRASE if window else "to act")
+
+
+def _describe(v: int, a: tuple, b: tuple) -> Optional[tuple[str, str, list]]:
+    """(kind, message, scenario steps that state what v saw in W) for the first difference
+    between v's views a (W) and b (W'), or None when they agree.  The steps are candidates,
+    best first: each says something true of W that differs in W' (rulespec fuzz keeps the
+    first one its scenario confirms)."""
+    pv = f"P{v + 1}"
+    (cur_a, win_a, obs_a, log_a), (cur_b, win_b, obs_b, log_b) = a, b
+    la, lb = obs_a.get("legal_actions", []), obs_b.get("legal_actions", [])
+    steps = []
+    if cur_a != cur_b:
+        steps.append({"expect": {"terminal": True} if cur_a is None else {"active": f"P{cur_a + 1}"}})
+    if la != lb:
+        steps.append({"legal_exactly": list(la)})
+    for path in _diff_paths(obs_a, obs_b):
+        step = _expect_obs(v, path, obs_a)
+        if step is not None and step not in steps:
+            steps.append(step)
+    if log_a != log_b:
+        for line in log_a:
+            if line not in log_b:
+                steps.append({"expect": {"viewer": pv, "log_contains": line.strip()}})
+                break
+        for line in log_b:
+            if line not in log_a:
+                steps.append({"expect": {"viewer": pv, "log_lacks": line.strip()}})
+                break
+    if cur_a != cur_b or win_a != win_b:
+        kind = "window" if (win_a and cur_a != v) or (win_b and cur_b != v) else "turn"
+        return kind, (f"{pv} sees {_who(cur_a, win_a)} as played, but {_who(cur_b, win_b)} "
+                      f"when the cards {pv} never saw are re-dealt"), steps
+    if la != lb:
+        only_a = [t for t in la if t not in lb]
+        only_b = [t for t in lb if t not in la]
+        if only_a or only_b:
+            what = "; ".join(x for x in (
+                f"as played {pv} may also {_quote(only_a)}" if only_a else "",
+                f"re-dealt {pv} may also {_quote(only_b)}" if only_b else "") if x)
+        else:
+            what = "the same actions in another order"
+        return "legal actions", f"{pv}'s legal actions depend on cards {pv} never saw: {what}", steps
+    if obs_a != obs_b:
+        path, x, y = _first_diff(obs_a, obs_b)
+        return "observation", (f"{pv}'s observation differs at {path}: {_short(x)} as played, {_short(y)} "
+                               f"when the cards {pv} never saw are re-dealt"), steps
+    if log_a != log_b:
+        i = next((i for i, (x, y) in enumerate(zip(log_a, log_b)) if x != y), min(len(log_a), len(log_b)))
+        x = log_a[i].strip() if i < len(log_a) else "(nothing)"
+        y = log_b[i].strip() if i < len(log_b) else "(nothing)"
+        return "log", f"{pv}'s log differs: {x!r} as played, {y!r} when the cards {pv} never saw are re-dealt", steps
+    return None
+
+
+def _diff_paths(a: dict, b: dict) -> list:
+    """The paths of the first difference under each top-level key of two observations."""
+    out = []
+    for k in list(a) + [k for k in b if k not in a]:
+        if k != "legal_actions" and a.get(k) != b.get(k):
+            out.append(_first_diff(a.get(k), b.get(k), str(k))[0])
+    return out
+
+
+def _quote(texts: list) -> str:
+    shown = ", ".join(f"'{t}'" for t in texts[:3])
+    return shown + (f" (and {len(texts) - 3} more)" if len(texts) > 3 else "")
+
+
+def _short(x) -> str:
+    text = json.dumps(x, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _first_diff(a, b, path: str = ""):
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in list(a) + [k for k in b if k not in a]:
+            if a.get(k) != b.get(k):
+                return _first_diff(a.get(k), b.get(k), f"{path}.{k}" if path else str(k))
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                return _first_diff(x, y, f"{path}[{i}]")
+    return path, a, b
+
+
+def _expect_obs(v: int, path: str, obs: dict) -> Optional[dict]:
+    """A scenario step for what v saw as played at `path`, if a scenario can say it."""
+    pv = f"P{v + 1}"
+    top = path.split(".", 1)[0].split("[", 1)[0]
+    if top == "zones":
+        name = path.split(".", 1)[1] if "." in path else ""
+        name = next((z for z in obs["zones"] if name == z or name.startswith(z + ".")
+                     or name.startswith(z + "[")), None) if name else None
+        if name is not None:
+            entry = obs["zones"][name]
+            if "count" in entry:
+                return {"expect": {"counts": {name: entry["count"]}}}
+            return {"expect": {"viewer": pv, "sees": {name: entry["cards"]}}}
+    if top == "vars":
+        name = path.split(".", 2)[1].split("[", 1)[0] if "." in path else ""
+        if name in obs["vars"]:
+            value = obs["vars"][name]
+            if not _mentions_hidden(value):
+                return {"expect": {"vars": {name: value}}}
+    if top == "active":
+        return {"expect": {"active": obs["active"]} if obs["active"] is not None else {"terminal": True}}
+    if top in ("phase", "terminal"):
+        return {"expect": {top: obs[top]}}
+    if top == "winners":
+        return {"expect": {"winners": obs["winners"]}}
+    return None  # the stack, say: no scenario step states it
+
+
+def _mentions_hidden(value) -> bool:
+    if isinstance(value, list):
+        return any(_mentions_hidden(x) for x in value)
+    return value == "hidden card"
+
+
+# ---------------------------------------------------------------------- the check
+class Trace:
+    """The game as played (W), seen by one viewer: v's view at every decision, where every
+    card lay (to keep re-deals in step), and the first decision at which v saw each card.
+    ``record(state)`` is called at every decision and at the end (rulespec fuzz records it
+    while it plays, so the check needs no second replay of W)."""
+
+    def __init__(self, viewer: int):
+        self.viewer = viewer
+        self.start = None
+        self.seen: list = []
+        self.moved: list = []
+        self.views: list = []
+        self.layouts: list = []
+        self._log_from = 0
+
+    def record(self, st, observation: Optional[dict] = None) -> None:
+        """Record the state now (a decision, or the end); `observation`: the viewer's, if it
+        was built already."""
+        if self.start is None:
+            self.start = st.clone()
+            self.seen = [-1] * st.prog.card_count
+            self.moved = [-1] * st.prog.card_count
+        k = len(self.views)
+        _mark_seen(st, self.viewer, self._log_from, self.seen, self.moved, k)
+        self.views.append(_view(st, self.viewer, self._log_from, observation))
+        self.layouts.append(tuple(tuple(z) for z in st.zones))  # tuples of ints: untracked by the GC
+        self._log_from = len(st.log)
+
+    def prefix(self, k: int) -> "Trace":
+        """The trace of the first k decisions' game (cards first seen later are unseen there)."""
+        t = Trace(self.viewer)
+        t.start, t.views, t.layouts = self.start, self.views[:k + 1], self.layouts[:k + 1]
+        t.seen = [d if d <= k else -1 for d in self.seen]
+        t.moved = [d if d <= k else -1 for d in self.moved]
+        return t
+
+
+def record_trace(game, players: int, seed: int, options: Optional[dict], actions: Sequence[str],
+                 viewer: int) -> Trace:
+    """Replay a recorded game, recording v's trace."""
+    st = game.new_state(players=players, seed=seed, options=dict(options or {}))
+    trace = Trace(viewer)
+    for text in actions:
+        trace.record(st)
+        st.apply(text)
+    trace.record(st)
+    return trace
+
+
+def counterfactual_check(game, players: int, seed: int, options: Optional[dict], actions: Sequence[str],
+                         viewer: int, cuts: Optional[Sequence[int]] = None, trace: Optional[Trace] = None) -> Verdict:
+    """Compare v's view of the recorded game (seed, players, options, action texts) with v's
+    view of re-deals of the cards v never saw; the first leak found (the earliest decision),
+    or none.  Deterministic.  `trace`: v's trace of this very game if it was recorded while
+    playing (else the game is replayed).  Raises EngineError if the recorded game itself
+    cannot be replayed."""
+    actions = list(actions)
+    n = len(actions)
+    verdict = Verdict(viewer)
+    if not 0 <= viewer < players:
+        raise ValueError(f"the viewer is a seat from 0 to {players - 1}, not {viewer}")
+    if trace is None:
+        trace = record_trace(game, players, seed, options, actions, viewer)
+    if len(trace.views) != n + 1 or trace.viewer != viewer:
+        raise ValueError(f"the trace has {len(trace.views)} decisions for P{trace.viewer + 1}, "
+                         f"not {n + 1} for P{viewer + 1}")
+    start, seen, views, layouts = trace.start, trace.seen, trace.views, trace.layouts
+    playing = _in_play(start, trace.moved)
+    st = start
+    set_zones = [slot.kind == "set" for slot in st.prog.slots]
+    # alike cards (same name and values: interchangeable copies), for putting re-deals in step
+    names = getattr(st.prog, "card_kind", None) or st.prog.card_names
+    worst = n + 1  # a leak must come before this decision to be the first one
+    for cut in (cuts if cuts is not None else cuts_for(n)):
+        cut = min(cut, n)
+        unseen = {c for c, k in enumerate(seen) if (k == -1 or k > cut) and playing[c]}
+        if len(unseen) < 2:
+            continue
+        rng = random.Random(world_seed(seed, viewer, cut))
+        try:
+            w, sigma = redeal(start, game, unseen, rng)
+        except EngineError as e:  # a re-deal the engine refuses: no world to compare
+            verdict.dropped += 1
+            verdict.reasons.append(f"cut {cut}: the re-deal was refused: {e}")
+            continue
+        if w is None:
+            continue
+        verdict.worlds += 1
+        redealt = sum(1 for a, b in sigma.items() if a != b)
+        sig = list(range(len(names)))  # W's card -> the card in its place in W'
+        for a, b in sigma.items():
+            sig[a] = b
+        log_from = len(w.log)
+        for k in range(min(cut, worst - 1) + 1):
+            mine = _view(w, viewer, log_from if k else 0)
+            verdict.compared += 1
+            diff = None if mine == views[k] else _describe(viewer, _unpack(views[k]), _unpack(mine))
+            if diff is not None:
+                kind, message, expect = diff
+                verdict.leak = Leak(viewer, k, kind, message + f" (re-deal of {redealt} cards unseen by "
+                                    f"P{viewer + 1} up to decision {cut})", cut, redealt,
+                                    _position(start, sigma), expect)
+                worst = k
+                break
+            if k == cut:
+                break
+            log_from = len(w.log)
+            text = actions[k]
+            if text not in w.legal_action_strings():
+                verdict.dropped += 1
+                if len(verdict.reasons) < 5:
+                    verdict.reasons.append(f"cut {cut}: after {k} decisions '{text}' is not legal in the re-deal")
+                break
+            try:
+                w.apply(text)
+            except EngineError as e:
+                verdict.dropped += 1
+                if len(verdict.reasons) < 5:
+                    verdict.reasons.append(f"cut {cut}: after {k} decisions, applying '{text}': {e}")
+                break
+            verdict.realigned += _realign(layouts[k + 1], w, sig, names, set_zones)
+    return verdict
+
+
+def _in_play(start, moved: list) -> list:
+    """Which cards take part in the game: all but those that never move (from the start of the
+    game to the end of the record, setup included) and lie, at the first decision, in their
+    zone in the order the rules file declares them: set aside by the setup, never shuffled,
+    never dealt (Chu Han's event cards in the box when events are off).  A shuffled deck is
+    in play even where none of its cards moved: the shuffle dealt them their places."""
+    playing = [True] * len(moved)
+    for zone in start.zones:
+        still = [c for c in zone if moved[c] == -1]
+        if still and still == sorted(still):
+            for c in still:
+                playing[c] = False
+    return playing
+
+
+def _realign(layout: list, w, sig: list, names: list, set_zones: list) -> int:
+    """Keep W' in step with W after an action: W' must hold, in every place, the card that
+    `sig` maps W's card there to.
+
+    Two things can move them apart although nothing v sees differs.  (1) Copies: an action
+    text names cards by name, so where W' holds two alike cards (same name and values; one of
+    them re-dealt there) the engine may take the other copy.  Alike cards are interchangeable,
+    so the two copies simply swap roles in `sig` (`names` holds what makes cards alike).  (2) Order in a set zone: taking a card from another place in
+    a hand shifts the cards after it.  A set zone has no order in the rules, but the engine
+    keeps one (moving the hand onto a pile later keeps it), so W's order is restored in W'.
+    Anything else (the rules moved other cards: they read a card v has not seen) stays as it
+    is, and `sig` follows the places from here on."""
+    zones = w.zones
+    if all(len(a) == len(b) and all(sig[x] == y for x, y in zip(a, b)) for a, b in zip(layout, zones)):
+        return 0
+    w_where = w.where
+    # (1) cards in the wrong zone: pair each with a same-named card misplaced the other way
+    misplaced: dict = {}
+    for zi, zone in enumerate(layout):
+        for x in zone:
+            y = sig[x]
+            if w_where[y] != zi:
+                misplaced.setdefault((names[y], zi, w_where[y]), []).append(x)
+    for (name, want, got), xs in list(misplaced.items()):
+        others = misplaced.get((name, got, want), [])
+        while xs and others:
+            x1, x2 = xs.pop(), others.pop()
+            sig[x1], sig[x2] = sig[x2], sig[x1]
+    # (2) the right cards in a set zone, in another order: restore W's order
+    rebase = False
+    for zi, (a, b) in enumerate(zip(layout, zones)):
+        want = [sig[x] for x in a]
+        if want == b:
+            continue
+        if set_zones[zi] and len(want) == len(b) and sorted(want) == sorted(b):
+            zones[zi][:] = want
+        else:
+            rebase = True
+    if rebase:  # the worlds really differ here: follow the places from now on
+        for a, b in zip(layout, zones):
+            if len(a) == len(b):
+                for x, y in zip(a, b):
+                    sig[x] = y
+    return 1
+
+
+def _position(start, sigma: dict) -> dict:
+    """The re-dealt start position as a scenario writes it: every zone's cards by name (bottom
+    to top), and the plays of plays zones."""
+    names, slots = start.prog.card_names, start.prog.slots
+    zones, plays = {}, {}
+    for zi, zone in enumerate(start.zones):
+        slot = slots[zi]
+        if slot.owner is not None and slot.owner >= start.n:
+            continue
+        if zi in start.prog.plays_slots:
+            recorded = start.plays.get(zi, [])
+            if recorded:
+                plays[slot.name] = [[f"P{p + 1}", [names[sigma.get(c, c)] for c in cs]] for p, cs in recorded]
+            continue
+        zones[slot.name] = [names[sigma.get(c, c)] for c in zone]
+    out = {"zones": zones}
+    if plays:
+        out["plays"] = plays
+    return out

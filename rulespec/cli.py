@@ -310,6 +310,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="FILE", help="also write the summary as JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     _add_max_choices(p)
+    from .fuzz_cli import add_fuzz_arguments
+    add_fuzz_arguments(p)
     p.set_defaults(func=cmd_fuzz)
 
     p = sub.add_parser("replay", help="step through a failing game saved by rulespec fuzz")

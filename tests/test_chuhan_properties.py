@@ -98,6 +98,8 @@ def test_the_engines_uniqueness_suffix_is_not_taken_for_a_card_name():
     fake = interpreter.Action(legal[0].name, legal[0].params, f"{legal[0].text} #{hidden[0]}")
     state._legal = [fake]
     assert check_secrecy(state) == []
+    # a card's name in a text is no leak of where that card is (a player may name a card they
+    # guess at); texts that depend on hidden cards are caught by the counterfactual check
     named = interpreter.Action(legal[0].name, legal[0].params, f"{legal[0].text} {hidden[0]}")
     state._legal = [named]
-    assert check_secrecy(state), "a real mention of a hidden card must still be caught"
+    assert check_secrecy(state) == []

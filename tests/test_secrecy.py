@@ -306,3 +306,24 @@ def test_the_flag_can_be_declared_on_a_parser():
     add_fuzz_arguments(p)
     assert p.parse_args([]).counterfactual_rate == 1.0
     assert p.parse_args(["--counterfactual-rate", "0.25"]).counterfactual_rate == 0.25
+
+
+def test_the_chu_han_leak_is_caught_when_the_old_asking_is_planted_back(chuhan, monkeypatch):
+    """Put back the engine's old window policy -- ask a player only when they hold a legal
+    response -- and the counterfactual check must catch Chu Han's Lyu Zhi leak again (on the
+    engine as it is, the same game is clean: see the test above)."""
+    import interpreter.machine as machine
+
+    def old_should_ask(st, eid, p):
+        from interpreter.windows import responses_for
+        names = responses_for(st, eid)
+        return bool(names) and bool(st._list_actions(names))
+    monkeypatch.setattr(machine, "should_ask", old_should_ask)
+    verdict = S.counterfactual_check(chuhan, LEAK["players"], LEAK["seed"], LEAK["options"], LEAK["actions"],
+                                     LEAK["viewer"])
+    assert verdict.leak is not None and verdict.leak.kind == "window", verdict
+    assert verdict.leak.message.startswith("P2 sees P1 asked in a response window as played, but P1 to act")
+    monkeypatch.undo()
+    clean = S.counterfactual_check(chuhan, LEAK["players"], LEAK["seed"], LEAK["options"], LEAK["actions"],
+                                   LEAK["viewer"])
+    assert clean.leak is None or clean.leak.kind != "window"

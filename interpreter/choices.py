@@ -27,6 +27,7 @@ from .errors import RuleRuntimeError
 from .rng import Rng
 
 DECLINE = "decline"
+NOTHING = "nothing to choose"  # a forced choice where no card qualifies, among cards others cannot see
 
 
 def is_marker(prog, c) -> bool:
@@ -203,13 +204,18 @@ def compile_choice(prog, s):
             raise RuleRuntimeError(f"'choose' asks {player_name(who) if who is None else who!r}, who is not a player "
                                    f"in the game", prog.path, span)
         options = choice_options(prog, cp, st, env, who)
-        if not options and not (optional and hidden_pool(prog, cp, st, env, who)):
-            env[name] = nothing  # nothing to choose
-            return None
-        texts = [value_text(prog, cp, st, v) for v in options]
-        if optional:
-            options.append(nothing)
-            texts.append(DECLINE)
+        if not options:
+            if not hidden_pool(prog, cp, st, env, who):
+                env[name] = nothing  # nothing to choose, as everyone can see
+                return None
+            # nothing qualifies among cards the others cannot see: ask anyway, so that being
+            # asked tells them nothing about those cards
+            options, texts = [nothing], [DECLINE if optional else NOTHING]
+        else:
+            texts = [value_text(prog, cp, st, v) for v in options]
+            if optional:
+                options.append(nothing)
+                texts.append(DECLINE)
         st.pending = {"kind": "choice", "who": who, "target": name, "options": options, "texts": unique(texts),
                       "prompt": prompt(st, env) if prompt is not None else "", "optional": optional,
                       "param": cp.kind}

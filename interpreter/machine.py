@@ -70,9 +70,10 @@ def _emit_step(st, env):
         jobs = env["jobs"]
         if jobs is None:
             t = env["t"]
-            if t == 0 and st.cov is not None and not env.get("counted"):
-                st.cov["event:" + env["ev"]] += 1
-            env["counted"] = True
+            if not env.get("counted"):  # once per event, whatever timing it starts at
+                env["counted"] = True
+                if st.cov is not None:
+                    st.cov["event:" + env["ev"]] += 1
             if t >= 3 or rec["prevented"]:
                 if env["ret"] is not None:
                     st.frames[env["caller"]][2][env["ret"]] = rec

@@ -38,8 +38,11 @@ def test_a_choice_stops_the_block_and_goes_on_where_it_stopped(lab):
     st = new(lab)
     assert hand(st, 0) == ["Ace", "Ace"]
     st.apply("discard Ace and choose")
-    # the other Ace fails the 'where' (rank >= 2): a forced choice with nothing to choose is none
+    # the other Ace fails the 'where' (rank >= 2); P1's hand is hidden from P2, so P1 is asked
+    # anyway -- being asked must not tell P2 that nothing qualified -- and the answer is none
     assert st.in_choice() and st.current_player == 0
+    assert st.legal_action_strings() == ["nothing to choose"]
+    st.apply("nothing to choose")
     assert st.legal_action_strings() == ["hearts", "spades"]
     st.apply("spades")
     assert st.legal_action_strings() == ["1", "3"]          # int in 1..3 where n != 2
@@ -97,12 +100,14 @@ def test_ordered_players_and_player_or_none(lab):
 
 def test_a_face_down_pick_names_no_card_and_draws_at_random(lab):
     st = new(lab)
-    theirs = hand(st, 1)
+    theirs, mine = hand(st, 1), hand(st, 0)
     st.apply("rob P2")
     assert st.legal_action_strings() == ["a face-down card of hand[P2]"]
     st.apply("a face-down card of hand[P2]")
-    loot = var(st, "loot")
-    assert st.prog.card_names[loot] in theirs and len(hand(st, 1)) == 1
+    stolen = [c for c in hand(st, 0)]
+    for c in mine:
+        stolen.remove(c)
+    assert len(stolen) == 1 and stolen[0] in theirs and len(hand(st, 1)) == 1
     assert check_state(st) == []
     # the same seed and decisions draw the same card
     again = replay(lab, st)

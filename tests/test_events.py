@@ -113,3 +113,11 @@ def test_random_games_keep_every_property(lab):
             steps += 1
             assert steps < 400
         assert replay(lab, st).to_json() == st.to_json()
+
+
+def test_the_engines_own_events_count_in_rule_coverage(lab):
+    from collections import Counter
+    cov = Counter()
+    st = lab.new_state(players=3, seed=1, coverage=cov)
+    st.apply("drop_all")
+    assert cov["event:moved"] >= 1 and cov["trigger:empty_hand"] == 1

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import random
 import sys
-from typing import Iterable, Optional
+from typing import Iterable
 
 from .compiler import player_name
 

@@ -22,31 +22,9 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-import attrs
-
 from rulespec import ast as A
-from rulespec import types as T
 
-from .errors import GameOver, RuleRuntimeError
-
-
-class _Suspend:
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "SUSPEND"
-
-
-SUSPEND = _Suspend()
-
-
-@attrs.define
-class CBlock:
-    index: int
-    name: str                # for messages: "the effect of action 'bid'"
-    steps: list
-    span: Optional[A.Span] = None
-    plain: bool = False      # nothing in it can stop: the engine may run it as one call, without a frame
+from .frames import EMIT_BLOCK, SUSPEND, WINDOWS_BLOCK, CBlock  # noqa: F401 (SUSPEND, CBlock re-exported)
 
 
 class _Asm:
@@ -227,7 +205,6 @@ class BlockCompiler:
         asm.add(compile_choice(self.prog, s))
 
     def _x_Emit(self, s: A.Emit, asm: _Asm) -> None:
-        from .machine import EMIT_BLOCK
         name = s.event.name
         args = [self.prog.expr(a) for a in s.args]
         params = [p.name for p in self.model.events[name].params]
@@ -243,7 +220,6 @@ class BlockCompiler:
         asm.add(emit)
 
     def _x_StackStmt(self, s: A.StackStmt, asm: _Asm) -> None:
-        from .machine import WINDOWS_BLOCK
         push = self.prog.stmt(s)  # the entry goes on the stack as with 'stack'
 
         def resolve_now(st, env):
@@ -254,7 +230,6 @@ class BlockCompiler:
 
     def _moving(self, s, asm: _Asm) -> None:
         """A move, deal or play when triggers listen to 'moved': one event per zone the cards left."""
-        from .machine import EMIT_BLOCK
         do = self.prog.stmt(s)
         cause = self.prog.expr(s.cause) if s.cause is not None else None
         default = {"Move": "move", "Deal": "deal", "Play": "play"}[type(s).__name__]

@@ -21,9 +21,10 @@ from __future__ import annotations
 from itertools import combinations, permutations
 from typing import Optional
 
-from .blocks import SUSPEND
-from .compiler import player_name
+from .cardsets import card_choices
 from .errors import RuleRuntimeError
+from .frames import SUSPEND
+from .names import player_name, unique  # noqa: F401 (unique re-exported)
 from .rng import Rng
 
 DECLINE = "decline"
@@ -56,7 +57,6 @@ def param_values(prog, p, st, env, who: int):
         return player_sets(p, st, env)
     if kind == "use":
         return use_values(prog, p, st, env, who)
-    from .actions import card_choices
     return card_choices(prog, p, st, env, who)
 
 
@@ -76,7 +76,6 @@ def use_values(prog, p, st, env, who: int) -> list:
     """Cards named p.role in p's zones used as themselves, then every conversion to p.role
     that `who` may use (top-level ones, and those of cards `who` owns that work now)."""
     from .abilities import active_for
-    from .actions import card_choices
     out = []
     role = p.role
     for c in card_choices(prog, p, st, env, who, name=role):
@@ -145,19 +144,6 @@ def card_text(prog, st, c: int, with_zone: bool) -> str:
         return f"a face-down card of {prog.slots[c - prog.card_count].name}"
     text = prog.card_label(st, c)
     return f"{text} ({prog.slot_zone[st.where[c]]})" if with_zone else text
-
-
-def unique(texts: list) -> list:
-    seen: dict = {}
-    out = []
-    for t in texts:
-        if t in seen:
-            seen[t] += 1
-            t = f"{t} #{seen[t]}"
-        else:
-            seen[t] = 1
-        out.append(t)
-    return out
 
 
 # ---------------------------------------------------------------------- choose / ask in a block

@@ -18,6 +18,7 @@ the value of the trigger's 'for' variable or None].
 from __future__ import annotations
 
 from .abilities import instances
+from .frames import EMIT_BLOCK
 
 
 def jobs_for(st, event: str, timing: str, rec: dict) -> list:
@@ -62,7 +63,6 @@ def trigger_env(t, job: list, rec: dict, runner: int) -> dict:
 
 def emit_now(st, event: str, rec: dict) -> None:
     """Push the frame that runs an event's triggers (the engine's own events: phase_start, ...)."""
-    from .machine import EMIT_BLOCK
     rec["prevented"] = False
     frames = st.frames
     frames.append([EMIT_BLOCK, 0, {"ev": event, "rec": rec, "t": 1 if event in _ENGINE_EVENTS else 0,

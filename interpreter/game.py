@@ -12,7 +12,7 @@ from rulespec.diagnostics import did_you_mean
 from rulespec.model import Model
 from rulespec.parser import decode, parse_text
 
-from .actions import DEFAULT_MAX_CHOICES
+from .cardsets import DEFAULT_MAX_CHOICES
 from .compiler import Program
 from .errors import EngineError
 from .state import State, stable_hash

@@ -14,14 +14,10 @@ The engine's own blocks, installed first in every Program:
 """
 from __future__ import annotations
 
-from .blocks import SUSPEND, CBlock
-from .errors import RuleRuntimeError
-from .choices import unique
 from .events import jobs_for, trigger_env
+from .frames import AFTER_RESPONSE_BLOCK, EMIT_BLOCK, SUSPEND, TIMINGS, WINDOWS_BLOCK, CBlock
+from .names import unique
 from .windows import open_window, should_ask
-
-EMIT_BLOCK, WINDOWS_BLOCK, AFTER_RESPONSE_BLOCK = 0, 1, 2
-TIMINGS = ("before", "on", "after")
 
 
 def run(st) -> None:

@@ -26,7 +26,8 @@ from .actions import Action, legal_actions
 from .compiler import Program, player_name
 from .errors import GameOver, IllegalActionError, RuleRuntimeError
 from .events import emit_now
-from .machine import AFTER_RESPONSE_BLOCK, run
+from .frames import AFTER_RESPONSE_BLOCK, WINDOWS_BLOCK
+from .machine import run
 from .observation import Observation
 from .rng import seed_state
 from .serialise import StateFormatError, parse_state_text, state_to_dict, validate_state_dict
@@ -182,7 +183,6 @@ class State(Observation):
 
     def _advance(self) -> None:
         """Run blocks and automatic steps until a player must decide or the game is over."""
-        from .machine import WINDOWS_BLOCK
         phases = self.prog.phases
         triggers = self.prog.triggers
         for _ in range(MAX_AUTOMATIC_STEPS):
@@ -351,7 +351,7 @@ class State(Observation):
     def _take(self, chosen: Action) -> None:
         """Carry out a decision: answer a choice, decline or respond in a window, or take a
         phase's action.  Blocks are pushed as frames; _advance runs them."""
-        from .choices import resolve_hidden
+        from .choices import resolve_hidden  # noqa
         pend = self.pending
         if chosen.name == CHOICE:
             self.pending = None

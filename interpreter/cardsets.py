@@ -1,0 +1,226 @@
+"""Every distinct set of cards a choice may pick, enumerated by kind, never by subset.
+
+Cards that are alike (same name and values, same zone) are interchangeable, so a hand is
+grouped into classes and we pick how many of each class to take.  With ``same PROP`` only
+classes that share the property's value are combined; ``distinct PROP`` takes one card of each
+of k values; ``wild`` cards join any group.  A 15-card hand never costs 2^15.  Cards the chooser
+cannot see form one class per zone, of face-down markers (choices.py).  One decision lists at
+most ``Game.max_choices`` candidates (TooManyChoices past it).
+"""
+from __future__ import annotations
+
+from itertools import combinations, product
+from typing import TYPE_CHECKING, Iterator
+
+if TYPE_CHECKING:
+    from .compiler import CParam, Program
+
+DEFAULT_MAX_CHOICES = 100_000  # candidate fillings one decision may list (Game.max_choices changes it)
+
+
+class TooManyChoices(Exception):
+    """One decision's candidates passed the limit (turned into a rules error naming the action)."""
+
+
+def _limit(st) -> int:
+    return getattr(st.game, "max_choices", DEFAULT_MAX_CHOICES)
+
+
+def _extend(out: list, items, limit: int) -> None:
+    """out.extend(items), stopping with TooManyChoices once out holds more than `limit`."""
+    for x in items:
+        out.append(x)
+        if len(out) > limit:
+            raise TooManyChoices()
+
+
+def _multiset_combos(classes: list, k: int, start: int = 0) -> Iterator[list]:
+    """Every way to take k cards from classes [(key, [cards])], as lists of card ids."""
+    if k == 0:
+        yield []
+        return
+    for i in range(start, len(classes)):
+        cards = classes[i][1]
+        for take in range(min(k, len(cards)), 0, -1):
+            for rest in _multiset_combos(classes, k - take, i + 1):
+                yield cards[:take] + rest
+
+
+def _combos(classes: list, k: int, out: list, limit: int = DEFAULT_MAX_CHOICES) -> None:
+    """Append every way to take k cards from classes to out (the order of _multiset_combos);
+    TooManyChoices once out would hold more than `limit`."""
+    if k == 2 and len(classes) * (len(classes) + 1) // 2 + len(out) > limit:
+        raise TooManyChoices()
+    if k == 1:
+        for _, cards in classes:
+            out.append([cards[0]])
+    elif k == 2:  # the common pair size, spelled out
+        n = len(classes)
+        for i in range(n):
+            cards = classes[i][1]
+            c = cards[0]
+            if len(cards) >= 2:
+                out.append([c, cards[1]])
+            for j in range(i + 1, n):
+                out.append([c, classes[j][1][0]])
+    elif k > 0:
+        _extend(out, _multiset_combos(classes, k), limit)
+
+
+def _sizes(prog: Program, p: CParam, st, env) -> list:
+    if p.size is None:
+        return []
+    v = p.size(st, env)
+    return v if isinstance(v, list) else [v]
+
+
+def card_choices(prog: Program, p: CParam, st, env, who=None, name: str = None) -> list:
+    """Every distinct choice for a card / cards parameter: alike cards (same name and
+    properties, same zone) are interchangeable, so each combination of kinds appears once.
+    Cards `who` cannot see are alike too: a hidden zone is one class of face-down markers
+    (choices.py).  With `name`, only cards of that name (visible ones) are offered."""
+    if who is None:
+        who = st.active
+    by_class: dict = {}
+    total = 0
+    kind, n_slots = prog.card_kind, len(prog.slots)
+    names = prog.card_names
+    seen_zone: dict = {}  # zone -> can `who` see it?
+    if p.zones is not None:  # zones: group by (kind, zone) without building (card, zone) pairs
+        zones, slots = st.zones, prog.slots
+        for zf in p.zones:
+            zi = zf(st, env)
+            zone = zones[zi]
+            slot = slots[zi]
+            if not (slot.visibility == "public" or (slot.visibility == "owner" and slot.owner == who)
+                    or who is None or zi in st.revealed):
+                if zone and name is None:
+                    by_class[("face down", zi)] = [prog.card_count + zi] * len(zone)
+                    total += len(zone)
+                continue
+            if name is None:
+                total += len(zone)
+                for c in zone:
+                    key = kind[c] * n_slots + zi
+                    cs = by_class.get(key)
+                    if cs is None:
+                        by_class[key] = [c]
+                    else:
+                        cs.append(c)
+                continue
+            for c in zone:
+                if names[c] == name:
+                    total += 1
+                    key = kind[c] * n_slots + zi
+                    cs = by_class.get(key)
+                    if cs is None:
+                        by_class[key] = [c]
+                    else:
+                        cs.append(c)
+    else:
+        for c, zi in p.domain(st, env):
+            visible = seen_zone.get(zi)
+            if visible is None:
+                visible = seen_zone[zi] = st.can_see(zi, who)
+            if not visible:
+                if name is None:
+                    by_class.setdefault(("face down", zi), []).append(prog.card_count + zi)
+                    total += 1
+                continue
+            if name is not None and names[c] != name:
+                continue
+            total += 1
+            key = kind[c] * n_slots + zi
+            cs = by_class.get(key)
+            if cs is None:
+                by_class[key] = [c]
+            else:
+                cs.append(c)
+    if p.kind in ("card", "use"):
+        return [cards[0] for cards in by_class.values()]
+    classes = list(by_class.items())
+    if p.same is not None or p.distinct is not None or p.wild is not None:
+        classes = [item for item in classes if not isinstance(item[0], tuple)]  # face-down cards have no known values
+    sizes = _sizes(prog, p, st, env)
+    if not sizes:
+        sizes = range(1, total + 1)
+    limit = _limit(st)
+    if p.distinct is not None:
+        return _distinct_choices(prog, p, classes, sizes, limit)
+    if p.wild is not None:
+        return _wild_choices(prog, p, st, env, classes, sizes, limit)
+    if p.same is not None:
+        prop = prog.card_names if p.same == "name" else prog.card_props[p.same]
+        groups: dict = {}
+        for item in classes:
+            v = prop[item[1][0]]
+            g = groups.get(v)
+            if g is None:
+                groups[v] = [item]
+            else:
+                g.append(item)
+        class_groups = list(groups.values())
+    else:
+        class_groups = [classes]
+    out: list = []
+    totals = [sum(len(cs) for _, cs in group) for group in class_groups]
+    for k in sizes:
+        if k <= 0:
+            continue
+        for group, total in zip(class_groups, totals):
+            if k <= total:
+                _combos(group, k, out, limit)
+    return out
+
+
+def _group_by(prog: Program, prop_name: str, classes: list) -> list:
+    prop = prog.card_names if prop_name == "name" else prog.card_props[prop_name]
+    groups: dict = {}
+    for item in classes:
+        groups.setdefault(prop[item[1][0]], []).append(item)
+    return list(groups.values())
+
+
+def _distinct_choices(prog: Program, p: CParam, classes: list, sizes, limit: int) -> list:
+    """Sets whose cards all differ in a property: k groups of that property, one card from each."""
+    groups = _group_by(prog, p.distinct, classes)
+    out: list = []
+    for k in sizes:
+        if k <= 0 or k > len(groups):
+            continue
+        for chosen in combinations(groups, k):
+            _extend(out, ([cards[0] for _, cards in pick] for pick in product(*chosen)), limit)
+    return out
+
+
+def _wild_choices(prog: Program, p: CParam, st, env, classes: list, sizes, limit: int) -> list:
+    """Sets of alike cards (``same``) that wild cards may join: each group of alike ordinary
+    cards with 0..k-1 wilds added, and the wild cards' own groups on their own."""
+    wild, plain = [], []
+    for item in classes:
+        (wild if p.wild(st, env, item[1][0]) else plain).append(item)
+    n_wild = sum(len(cards) for _, cards in wild)
+    plain_groups = [(g, sum(len(cs) for _, cs in g)) for g in _group_by(prog, p.same, plain)]
+    wild_groups = [(g, sum(len(cs) for _, cs in g)) for g in _group_by(prog, p.same, wild)]
+    extras_by_j: dict = {0: [[]]}
+    out: list = []
+    for k in sizes:
+        if k <= 0:
+            continue
+        for group, total in plain_groups:
+            for j in range(max(0, k - total), min(n_wild, k - 1) + 1):
+                base: list = []
+                _combos(group, k - j, base, limit)
+                extras = extras_by_j.get(j)
+                if extras is None:
+                    extras = extras_by_j[j] = []
+                    _combos(wild, j, extras, limit)
+                if len(out) + len(base) * len(extras) > limit:
+                    raise TooManyChoices()
+                for b in base:
+                    for x in extras:
+                        out.append(b + x)
+        for group, total in wild_groups:
+            if k <= total:
+                _combos(group, k, out, limit)
+    return out

@@ -1,0 +1,35 @@
+"""What a running block is made of: steps, the SUSPEND signal, and the engine's own blocks.
+
+A leaf module: blocks.py compiles statements into CBlocks, machine.py runs them, and both (with
+events.py and choices.py) share these names without importing each other.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import attrs
+
+from rulespec import ast as A
+
+
+class _Suspend:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "SUSPEND"
+
+
+SUSPEND = _Suspend()  # a step's answer: stop this frame here (a frame was pushed, or a decision waits)
+
+# The engine's own blocks, installed first in every Program (machine.install_engine_blocks)
+EMIT_BLOCK, WINDOWS_BLOCK, AFTER_RESPONSE_BLOCK = 0, 1, 2
+TIMINGS = ("before", "on", "after")
+
+
+@attrs.define
+class CBlock:
+    index: int
+    name: str                # for messages: "the effect of action 'bid'"
+    steps: list
+    span: Optional[A.Span] = None
+    plain: bool = False      # nothing in it can stop: the engine may run it as one call, without a frame

@@ -1,10 +1,11 @@
-"""Model -> Program: every expression and statement compiled once into a Python function.
+"""Model -> Program: the tables of a game, and every statement compiled once into a Python function.
 
-A compiled expression is ``f(st, env) -> value``; a compiled statement is
-``f(st, env) -> None``.  Expressions are generated Python code where possible (fast),
-backed by a tree of checking closures that explains any runtime error (see Program.expr).  ``st`` is the State (its fields are listed in
-state.py), ``env`` a dict of local names.  The checker has already typed every
-node, so the compiler never needs to guess what a name or an operator means.
+A compiled expression is ``f(st, env) -> value`` (expressions.py writes it: generated Python
+code, fast, with a checked version that reports any runtime error at the node that failed); a
+compiled statement is ``f(st, env) -> None`` (blocks.py turns them into resumable blocks).
+``st`` is the State (its fields are listed in state.py), ``env`` a dict of local names.  The
+checker has already typed every node, so the compiler never needs to guess what a name or an
+operator means.
 
 Values at run time: int, bool, str (text and enum members), player = seat
 index from 0, card = card id, play = [player, [card ids]], zone = zone-instance
@@ -12,7 +13,6 @@ index, list = Python list.  All of them survive JSON unchanged.
 """
 from __future__ import annotations
 
-import operator
 from typing import Callable, Optional
 
 import attrs
@@ -23,6 +23,7 @@ from rulespec.model import Model
 
 from .abilities import CAbility
 from .errors import GameOver, RuleRuntimeError
+from .expressions import ExpressionCompiler
 from .rng import Rng
 
 
@@ -114,7 +115,6 @@ class CConversion:
 
 # A stack entry is a list [id, effect name, by, target, cards, against, cancelled, fields]; st.stack
 # holds ids.  fields: a dict of the data the effect declares (this.n).
-ENTRY_FIELD_INDEX = {"kind": 1, "by": 2, "target": 3, "cards": 4, "against": 5, "cancelled": 6}
 
 
 @attrs.define
@@ -131,10 +131,6 @@ class CPhase:
     ready: Optional[Callable] = None  # the phase's own requirements, shared by all its actions
 
 
-_CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
-        ">": operator.gt, ">=": operator.ge}
-
-
 def player_name(p) -> str:
     return "nobody" if p is None else f"P{p + 1}"
 
@@ -143,7 +139,8 @@ class Program:
     """A compiled game: tables of cards and zones plus closures for every rule."""
 
     def __init__(self, model: Model, fused: bool = True):
-        """fused=False compiles only the plain closures (slower; a reference for tests)."""
+        """fused=False compiles only the checked version of every expression (slower; a
+        reference for tests): see expressions.py."""
         self.model = model
         self.path = model.path
         self.max_players = model.max_players
@@ -184,21 +181,13 @@ class Program:
         # ---- variables
         self.var_index = {name: i for i, name in enumerate(model.vars)}
         # ---- compile
-        self._plain_mode = not fused
-        self._fuse_depth = 0  # > 0 while compiling a part of a fused expression
+        self.exprs = ExpressionCompiler(self, fast=fused)
         self.blocks: list = []  # every compiled block (blocks.py); the engine's own come first
         from .blocks import BlockCompiler
         from .machine import install_engine_blocks
         install_engine_blocks(self)
         self.block_compiler = BlockCompiler(self)
         self.rules: dict = {}  # rule values, compiled lazily on first call (modifies may call defs)
-        self.defs: dict[str, Callable] = {}
-        self.defs_plain: dict[str, Callable] = {}
-        self.def_pure: dict[str, bool] = {}  # pure defs (no random()) are memoised while actions are listed
-        for d in model.defs.values():
-            self.def_pure[d.name] = not _uses_random(d.body, self.def_pure)
-            self.defs[d.name] = self._compile_def(d)
-            self.defs_plain[d.name] = self._plain_version("list", d.body)
         self.var_defaults = [(v, self.expr(v.default) if v.default is not None else None)
                              for v in model.vars.values()]
         self.ability_groups: dict = {}  # id(A.AbilityGroup) -> CAbility
@@ -260,101 +249,17 @@ class Program:
     def type_of(self, e) -> T.Type:
         return self.model.types.get(e, T.ANY)
 
-    # Every expression is compiled twice.  The fast version fuses the tree of simple nodes
-    # into the source of one generated Python function (see _Fuser); quantifiers and def
-    # calls stay closures that it calls.  The plain version is a tree of small closures
-    # that checks every step and reports a rules error at the node that failed.  When the
-    # fast version of an outermost expression raises a Python error, the plain one
-    # re-evaluates the expression to report it: expressions have no side effects (those
-    # that draw random numbers are never fused), so evaluating twice changes nothing.
-    # Program(model, fused=False) compiles only plain versions (a reference for tests).
+    # Expressions compile in expressions.py: generated Python, fast with a checked version
+    # that reports a runtime error at the node that failed.
     def expr(self, e) -> Callable:
-        return self._plain("value", e) if self._plain_mode else self._fused("value", e)
+        return self.exprs.value(e)
 
     def as_list(self, e) -> Callable:
         """Compile e as a list; a zone becomes a copy of its cards."""
-        return self._plain("list", e) if self._plain_mode else self._fused("list", e)
+        return self.exprs.as_list(e)
 
-    def view(self, e) -> Callable:
-        """Compile e as a list that is only read, never kept: a zone (or cards(zone)) is its
-        own card list, not a copy.  Safe wherever the value cannot outlive the expression
-        being evaluated (expressions never move cards), e.g. a quantifier's domain."""
-        return self._plain("view", e) if self._plain_mode else self._fused("view", e)
-
-    def _plain(self, mode: str, e) -> Callable:
-        if mode == "list":
-            return self._plain_as_list(e)
-        if mode == "view":
-            return self._plain_view(e)
-        return getattr(self, "_e_" + type(e).__name__)(e)
-
-    def _plain_version(self, mode: str, e) -> Callable:
-        return self._plain_version_of(lambda: self._plain(mode, e))
-
-    def _plain_version_of(self, build) -> Callable:
-        """build() with every part compiled plain."""
-        saved, self._plain_mode = self._plain_mode, True
-        try:
-            return build()
-        finally:
-            self._plain_mode = saved
-
-    def _fused(self, mode: str, e) -> Callable:
-        if _uses_random(e, self.def_pure):
-            return self._plain(mode, e)  # its parts are still fused
-        return self._fuse(e.span, lambda fuser: fuser.src(mode, e), lambda: self._plain(mode, e),
-                          lambda: self._plain_version(mode, e))
-
-    def _fuse(self, span, make_src, fallback, make_plain) -> Callable:
-        fuser = _Fuser(self)
-        try:
-            src = make_src(fuser)
-        except _NoFuse:
-            return fallback()
-        nested = self._fuse_depth > 0  # the outermost expression's wrapper reports errors
-        checked = not nested and (fuser.may_fail or fuser.has_opaque)
-        if fuser.whole is not None:
-            whole = fuser.whole
-            if not checked:
-                return whole
-            plain = make_plain()
-
-            def checked_whole(st, env):
-                try:
-                    return whole(st, env)
-                except _PY_ERRORS:
-                    return plain(st, env)
-            return checked_whole
-        if checked:  # the try costs nothing until something fails; then the plain version explains
-            fuser.ns["_plain"] = make_plain()
-            fuser.ns["_PY_ERRORS"] = _PY_ERRORS
-            code = f"def fused(st, env):\n try:\n  return {src}\n except _PY_ERRORS:\n  return _plain(st, env)\n"
-        else:
-            code = f"def fused(st, env):\n return {src}\n"
-        where = f"<fused {self.path}:{span.line}:{span.col}>"  # names the code in profiles and tracebacks
-        try:
-            compiled = compile(code, where, "exec")
-        except (SyntaxError, RecursionError, MemoryError, ValueError):  # e.g. nested too deeply for Python
-            return fallback()
-        exec(compiled, fuser.ns)  # noqa: S102 -- generated from the checked model, no user text
-        return fuser.ns["fused"]
-
-    def _plain_as_list(self, e) -> Callable:
-        f = self.expr(e)
-        if self.type_of(e).name == "zone":
-            return lambda st, env: list(st.zones[f(st, env)])
-        return f
-
-    def _plain_view(self, e) -> Callable:
-        if isinstance(e, A.Call) and e.func == "cards" and self.model.refs.get(e, ("",))[0] != "def":
-            e = e.args[0]
-        if self.type_of(e).name != "zone":
-            return self.expr(e)
-        if isinstance(e, A.Name) and self.model.refs[e][0] == "zone":
-            zi = self.zone_base[e.name]
-            return lambda st, env: st.zones[zi]
-        f = self.expr(e)
-        return lambda st, env: st.zones[f(st, env)]
+    def template(self, lit: A.StrLit) -> Callable:
+        return self.exprs.template(self.model.templates.get(lit, [lit.value]), lit.span)
 
     def formatter(self, t: T.Type) -> Callable:
         names = self.card_names
@@ -390,499 +295,6 @@ class Program:
         if not v["via"]:
             return shown
         return f"{shown} as {v['name']} ({v['via']})" if shown else f"{v['name']} ({v['via']})"
-
-    def template(self, lit: A.StrLit) -> Callable:
-        parts = self.model.templates.get(lit, [lit.value])
-        if self._plain_mode or any(not isinstance(p, str) and _uses_random(p, self.def_pure) for p in parts):
-            return self._plain_template(parts)
-
-        def make_src(fuser):
-            out = []
-            for p in parts:
-                if isinstance(p, str):
-                    out.append(repr(p))
-                else:
-                    fuser.may_fail = True  # a formatter may meet an unexpected value
-                    out.append(f"{fuser.bind(self.formatter(self.type_of(p)))}(st, {fuser.v(p)})")
-            return " + ".join(out) if out else "''"
-        return self._fuse(lit.span, make_src, lambda: self._plain_template(parts),
-                          lambda: self._plain_version_of(lambda: self._plain_template(parts)))
-
-    def _plain_template(self, parts: list) -> Callable:
-        compiled = []
-        for p in parts:
-            if isinstance(p, str):
-                compiled.append((p, None, None))
-            else:
-                compiled.append((None, self.expr(p), self.formatter(self.type_of(p))))
-
-        def render(st, env):
-            out = []
-            for text, f, fmt in compiled:
-                out.append(text if f is None else fmt(st, f(st, env)))
-            return "".join(out)
-        return render
-
-    # ------------------------------------------------------------------ expressions (plain versions)
-    def _e_IntLit(self, e):
-        v = e.value
-        return lambda st, env: v
-
-    _e_BoolLit = _e_IntLit
-    _e_StrLit = _e_IntLit
-
-    def _e_NoneLit(self, e):
-        return lambda st, env: None
-
-    def _e_Name(self, e):
-        kind, *rest = self.model.refs[e]
-        if kind == "local":
-            n = e.name
-            return lambda st, env: env[n]
-        if kind == "builtin":
-            if e.name == "players":
-                return lambda st, env: list(range(st.n))
-            if e.name == "player_count":
-                return lambda st, env: st.n
-            if e.name == "stack_top":
-                return lambda st, env: st.stack[-1] if st.stack else None
-            if e.name == "stacked":
-                return lambda st, env: list(st.stack)
-            return lambda st, env: st.active
-        if kind == "var":
-            i = self.var_index[e.name]
-            return lambda st, env: st.vars[i]
-        if kind == "zone":
-            zi = self.zone_base[e.name]
-            return lambda st, env: zi
-        if kind == "option":
-            n = e.name
-            return lambda st, env: st.opts[n]
-        if kind == "enum":
-            v = e.name
-            return lambda st, env: v
-        self.fail(e, f"cannot compile name '{e.name}'")
-
-    def _e_Attr(self, e):
-        ref = self.model.refs[e]
-        obj = self.expr(e.obj)
-        if ref[0] == "card_name":
-            names = self.card_names
-            return lambda st, env: names[obj(st, env)]
-        if ref[0] == "prop":
-            vals = self.card_props[ref[1]]
-
-            def prop(st, env):
-                c = obj(st, env)
-                try:
-                    return vals[c]
-                except TypeError:
-                    if c is None:
-                        self.fail(e, f"no card to read '{e.name}' from")
-                    raise
-            return prop
-        if ref[0] == "entry_field":
-            k = ENTRY_FIELD_INDEX[ref[1]]
-
-            def entry_field(st, env):
-                eid = obj(st, env)
-                if eid is None:
-                    self.fail(e, f"no stack entry to read '{e.name}' from")
-                v = st.entry(eid)[k]
-                return list(v) if k == 4 else v
-            return entry_field
-        if ref[0] == "entry_data":
-            name = ref[1]
-
-            def entry_data(st, env):
-                eid = obj(st, env)
-                if eid is None:
-                    self.fail(e, f"no stack entry to read '{name}' from")
-                entry = st.entry(eid)
-                try:
-                    return entry[7][name]
-                except KeyError:
-                    self.fail(e, f"an entry of effect '{entry[1]}' has no field '{name}'")
-            return entry_data
-        if ref[0] in ("record_field", "use_field"):
-            name = ref[1]
-
-            def field_of(st, env):
-                rec = obj(st, env)
-                if rec is None:
-                    self.fail(e, f"no value to read '{name}' from (it is none)")
-                return rec[name]
-            return field_of
-        field = ref[1]
-        if field == "player":
-            return lambda st, env: obj(st, env)[0]
-        if field == "cards":
-            return lambda st, env: list(obj(st, env)[1])
-        return lambda st, env: len(obj(st, env)[1])
-
-    def _e_Index(self, e):
-        ref = self.model.refs[e]
-        idx = self.expr(e.index)
-        if ref[0] == "pvar":
-            i = self.var_index[ref[1].name]
-
-            def pvar(st, env):
-                p = idx(st, env)
-                if p is None:
-                    self.fail(e, "indexed with 'none' instead of a player")
-                return st.vars[i][p]
-            return pvar
-        if ref[0] == "pzone":
-            base = self.zone_base[ref[1].name]
-
-            def pzone(st, env):
-                p = idx(st, env)
-                if p is None:
-                    self.fail(e, "indexed with 'none' instead of a player")
-                return base + p
-            return pzone
-        lst = self.view(e.obj)
-
-        if isinstance(e.index, A.IntLit):
-            k = e.index.value
-
-            def item_k(st, env):
-                xs = lst(st, env)
-                try:
-                    return xs[k]
-                except IndexError:
-                    self.fail(e, f"index {k} is outside a list of {len(xs)}")
-            return item_k
-
-        def item(st, env):
-            xs = lst(st, env)
-            i = idx(st, env)
-            try:
-                return xs[i]
-            except IndexError:
-                self.fail(e, f"index {i} is outside a list of {len(xs)}")
-        return item
-
-    def _e_ListLit(self, e):
-        items = [self.expr(x) for x in e.items]
-        return lambda st, env: [f(st, env) for f in items]
-
-    def _e_Unary(self, e):
-        f = self.expr(e.operand)
-        if e.op == "-":
-            return lambda st, env: -f(st, env)
-        return lambda st, env: not f(st, env)
-
-    def _e_Range(self, e):
-        lo, hi = self.expr(e.lo), self.expr(e.hi)
-
-        def range_(st, env):
-            a, b = lo(st, env), hi(st, env)
-            if b - a >= MAX_RANGE:
-                self.fail(e, f"the range {a}..{b} has more than {MAX_RANGE} numbers")
-            return list(range(a, b + 1))
-        return range_
-
-    def _e_IfExpr(self, e):
-        c, a, b = self.expr(e.cond), self.expr(e.then), self.expr(e.else_)
-        if self.type_of(e).name == "list":
-            a, b = self.as_list(e.then), self.as_list(e.else_)
-        return lambda st, env: a(st, env) if c(st, env) else b(st, env)
-
-    def _e_BinOp(self, e):
-        op = e.op
-        if op == "and":
-            a, b = self.expr(e.left), self.expr(e.right)
-            return lambda st, env: a(st, env) and b(st, env)
-        if op == "or":
-            a, b = self.expr(e.left), self.expr(e.right)
-            return lambda st, env: a(st, env) or b(st, env)
-        if op == "in":
-            a, b = self.expr(e.left), self.view(e.right)
-            return lambda st, env: a(st, env) in b(st, env)
-        lt, rt = self.type_of(e.left), self.type_of(e.right)
-        if T.is_list(lt) or T.is_list(rt):
-            a, b = self.view(e.left), self.view(e.right)
-        else:
-            a, b = self.expr(e.left), self.expr(e.right)
-        if op in _CMP:
-            f = _CMP[op]
-            if op in ("==", "!="):
-                if isinstance(e.right, (A.IntLit, A.StrLit, A.BoolLit, A.NoneLit)):
-                    k = None if isinstance(e.right, A.NoneLit) else e.right.value
-                    if op == "==":
-                        return lambda st, env: a(st, env) == k
-                    return lambda st, env: a(st, env) != k
-                if op == "==":
-                    return lambda st, env: a(st, env) == b(st, env)
-                return lambda st, env: a(st, env) != b(st, env)
-
-            def compare(st, env):
-                x, y = a(st, env), b(st, env)
-                try:
-                    return f(x, y)
-                except TypeError:
-                    if x is None or y is None:
-                        self.fail(e, f"'{op}' compares with none")
-                    raise
-            return compare
-        if op == "+":
-            return lambda st, env: a(st, env) + b(st, env)
-        if op == "-":
-            return lambda st, env: a(st, env) - b(st, env)
-        if op == "*":
-            return lambda st, env: a(st, env) * b(st, env)
-
-        def divide(st, env):
-            x, y = a(st, env), b(st, env)
-            if y == 0:
-                self.fail(e, "division by zero")
-            return x // y if op == "/" else x % y
-        return divide
-
-    def _e_Call(self, e):
-        ref = self.model.refs[e]
-        if ref[0] == "def":
-            return self._def_call(e, ref[1])
-        if ref[0] == "rule":
-            return self._rule_call(e)
-        f = e.func
-        if f == "reversed":
-            lst = self.view(e.args[0])
-            return lambda st, env: lst(st, env)[::-1]
-        if f == "revealed":
-            card = self.expr(e.args[0])
-
-            def revealed(st, env):
-                c = card(st, env)
-                if c is None:
-                    self.fail(e, "'revealed' of none instead of a card")
-                return st.is_revealed(c)
-            return revealed
-        if f in ("count", "sorted", "distinct", "random"):
-            arg = e.args[0]
-            lst = self.view(arg)
-            if f == "count":
-                if isinstance(arg, A.Call) and arg.func == "plays" and self.model.refs.get(arg, ("",))[0] != "def":
-                    z = self.expr(arg.args[0])
-                    return lambda st, env: len(st.plays.get(z(st, env), ()))
-                return lambda st, env: len(lst(st, env))
-            if f == "sorted":
-                return lambda st, env: sorted(lst(st, env))
-            if f == "distinct":
-                return lambda st, env: list(dict.fromkeys(lst(st, env)))
-
-            def rand(st, env):
-                xs = lst(st, env)
-                if not xs:
-                    self.fail(e, "random() of an empty list")
-                return xs[Rng.below(st, len(xs))]
-            return rand
-        args = [self.expr(a) for a in e.args]
-        if f == "players_after":
-            a = args[0]
-            return lambda st, env: [(a(st, env) + k) % st.n for k in range(1, st.n + 1)]
-        if f == "players_from":
-            a = args[0]
-            return lambda st, env: [(a(st, env) + k) % st.n for k in range(st.n)]
-        if f == "next_player":
-            a = args[0]
-            return lambda st, env: (a(st, env) + 1) % st.n
-        if f == "seat":
-            a = args[0]
-            return lambda st, env: a(st, env) + 1
-        if f in ("top", "bottom"):
-            z, n = args
-            if f == "top":
-                return lambda st, env: st.zones[z(st, env)][::-1][:max(0, n(st, env))]
-            return lambda st, env: st.zones[z(st, env)][:max(0, n(st, env))]
-        if f == "plays":
-            z = args[0]
-            return lambda st, env: [list(p) for p in st.plays.get(z(st, env), [])]
-        if f == "cards":
-            z = args[0]
-            return lambda st, env: list(st.zones[z(st, env)])
-        if f in ("max", "min"):
-            g = max if f == "max" else min
-            a, b = args
-            return lambda st, env: g(a(st, env), b(st, env))
-        if f == "abs":
-            a = args[0]
-            return lambda st, env: abs(a(st, env))
-        if f == "tagged":
-            a = args[0]
-            tag = e.args[1].value
-            # from the model, not self.effects: effects' own blocks are compiled while that is built
-            tags = {name: frozenset([name] + [t.name for t in d.tags]) for name, d in self.model.effects.items()}
-            return lambda st, env: (lambda eid: eid is not None and tag in tags[st.entry(eid)[1]])(a(st, env))
-        self.fail(e, f"unknown function '{f}'")
-
-    def _rule_call(self, e: A.Call) -> Callable:
-        """A rule value: its base combined with every contribution that applies now."""
-        name = e.func
-        args = [self.as_list(a) for a in e.args]
-        rules = self.rules  # filled before any rule runs
-
-        def rule(st, env):
-            return rules[name].value(st, [f(st, env) for f in args])
-        return rule
-
-    def _def_call(self, e: A.Call, d: A.DefDecl) -> Callable:
-        """A call of a def.  A pure def (one that draws no random numbers) is memoised in
-        ``st._memo`` when that is a dict: the engine turns it on only while it lists legal
-        actions, when nothing can change the state, so the same call gives the same value."""
-        body = (self.defs_plain if self._plain_mode else self.defs)[e.func]
-        names = [p.name for p in d.params]
-        args = [self.as_list(a) for a in e.args]  # a zone given for a list[card] parameter is its cards
-        if not self.def_pure[e.func]:
-            return lambda st, env: body(st, {n: f(st, env) for n, f in zip(names, args)})
-        name = e.func
-        if not args:
-            def call0(st, env):
-                memo = st._memo
-                if memo is None:
-                    return body(st, {})
-                try:
-                    return memo[name]
-                except KeyError:
-                    v = memo[name] = body(st, {})
-                    return v
-            return call0
-        freezers = [_freezer(self.type_of(a)) for a in e.args]
-        if len(args) == 1:
-            n0, a0, fz0 = names[0], args[0], freezers[0]
-
-            def call1(st, env):
-                x = a0(st, env)
-                memo = st._memo
-                if memo is None:
-                    return body(st, {n0: x})
-                key = (name, fz0(x))
-                try:
-                    return memo[key]
-                except KeyError:
-                    v = memo[key] = body(st, {n0: x})
-                    return v
-            return call1
-
-        def calln(st, env):
-            vals = [f(st, env) for f in args]
-            memo = st._memo
-            if memo is None:
-                return body(st, dict(zip(names, vals)))
-            key = (name,) + tuple(fz(v) for fz, v in zip(freezers, vals))
-            try:
-                return memo[key]
-            except KeyError:
-                v = memo[key] = body(st, dict(zip(names, vals)))
-                return v
-        return calln
-
-    def _e_Quant(self, e):
-        dom = self.view(e.domain)
-        var = e.var
-        where = self.expr(e.where) if e.where is not None else None
-        body = self.expr(e.body) if e.body is not None else None
-        k = e.kind
-
-        if k == "any":
-            def any_(st, env):
-                inner = dict(env)
-                for x in dom(st, env):
-                    inner[var] = x
-                    if (where is None or where(st, inner)) and (body is None or body(st, inner)):
-                        return True
-                return False
-            return any_
-        if k == "all":
-            if body is None:
-                return lambda st, env: True
-
-            def all_(st, env):
-                inner = dict(env)
-                for x in dom(st, env):
-                    inner[var] = x
-                    if (where is None or where(st, inner)) and not body(st, inner):
-                        return False
-                return True
-            return all_
-        if k == "count":
-            def count_(st, env):
-                inner = dict(env)
-                n = 0
-                for x in dom(st, env):
-                    inner[var] = x
-                    if (where is None or where(st, inner)) and (body is None or body(st, inner)):
-                        n += 1
-                return n
-            return count_
-        if k == "first":
-            def first(st, env):
-                inner = dict(env)
-                for x in dom(st, env):
-                    inner[var] = x
-                    if (where is None or where(st, inner)) and (body is None or body(st, inner)):
-                        return x
-                return None
-            return first
-        if k == "collect":
-            def collect(st, env):
-                inner = dict(env)
-                out = []
-                for x in dom(st, env):
-                    inner[var] = x
-                    if where is None or where(st, inner):
-                        out.append(x if body is None else body(st, inner))
-                return out
-            return collect
-
-        def values(st, env):
-            inner = dict(env)
-            out = []
-            for x in dom(st, env):
-                inner[var] = x
-                if where is None or where(st, inner):
-                    out.append(body(st, inner))
-            return out
-
-        if k == "sum":
-            return lambda st, env: sum(values(st, env))
-        if k in ("max", "min"):
-            g = max if k == "max" else min
-
-            def extreme(st, env):
-                vals = values(st, env)
-                if not vals:
-                    self.fail(e, f"'{k}' over an empty list")
-                return g(vals)
-            return extreme
-        better = operator.gt if k == "argmax" else operator.lt
-        if e.ties_last:
-            better = operator.ge if k == "argmax" else operator.le
-
-        def arg(st, env):
-            inner = dict(env)
-            best = best_v = None
-            found = False
-            for x in dom(st, env):
-                inner[var] = x
-                if where is None or where(st, inner):
-                    v = body(st, inner)
-                    if not found or better(v, best_v):
-                        best, best_v, found = x, v, True
-            if not found:
-                self.fail(e, f"'{k}' over an empty list")
-            return best
-        return arg
-
-    def _compile_def(self, d: A.DefDecl) -> Callable:
-        # A def body is only ever called from another expression, whose checked wrapper
-        # reports errors (re-evaluating with defs_plain), so it needs no wrapper of its own.
-        self._fuse_depth += 1
-        try:
-            return self.as_list(d.body)  # a zone-valued def gives a copy of the cards
-        finally:
-            self._fuse_depth -= 1
 
     # ------------------------------------------------------------------ statements
     def block(self, b: Optional[A.Block]) -> Optional[Callable]:
@@ -1269,41 +681,15 @@ class Program:
         pre = [(self.expr(r.cond), r.message, r) for r in a.requires if not _mentions(r.cond, names)]
         post = [(self.expr(r.cond), r.message, r) for r in a.requires if _mentions(r.cond, names)]
         text = self.template(a.text) if a.text is not None else None
-        pre_conds = [r.cond for r in a.requires if not _mentions(r.cond, names)]
-        post_conds = [r.cond for r in a.requires if _mentions(r.cond, names)]
         return CAction(a.name, a, params, post, pre, text,
                        self.block_compiler.compile(a.effect, f"the effect of action '{a.name}'"),
-                       self._all_of(post_conds, post), self._all_of(pre_conds, pre),
+                       self._all_of([r for _, _, r in post]), self._all_of([r for _, _, r in pre]),
                        frozenset(r.name for r in a.respond_to), self.ability(a))
 
-    def _all_of(self, conds: list, compiled: list) -> Optional[Callable]:
-        """One function that is true when every condition holds (in order, stopping at the first
+    def _all_of(self, requires: list) -> Optional[Callable]:
+        """One function that is true when every requirement holds (in order, stopping at the first
         that fails): listing actions asks this for every candidate."""
-        if not conds:
-            return None
-        if len(conds) == 1:
-            return compiled[0][0]
-        fallback = [f for f, _, _ in compiled]
-
-        def each(st, env):
-            for f in fallback:
-                if not f(st, env):
-                    return False
-            return True
-        if self._plain_mode or any(_uses_random(c, self.def_pure) for c in conds):
-            return each
-        return self._fuse(conds[0].span, lambda fuser: " and ".join(f"bool({fuser.v(c)})" for c in conds),
-                          lambda: each, lambda: self._plain_version_of(lambda: self._plain_all_of(conds)))
-
-    def _plain_all_of(self, conds: list) -> Callable:
-        fs = [self.expr(c) for c in conds]
-
-        def each(st, env):
-            for f in fs:
-                if not f(st, env):
-                    return False
-            return True
-        return each
+        return self.exprs.all_of([r.cond for r in requires]) if requires else None
 
     def _zones_of(self, e) -> Callable:
         """Compile a card domain to a list of (card, zone index) pairs, in zone order."""
@@ -1336,7 +722,7 @@ class Program:
         listed = [a.name for a in p.actions]
         listed += [a.name for a in self.model.actions.values()
                    if any(ph.name == p.name for ph in a.offered_in) and a.name not in listed]
-        ready = self._all_of([r.cond for r in p.requires], [(self.expr(r.cond), r.message, r) for r in p.requires])
+        ready = self._all_of(p.requires)
         return CPhase(p.name, p, bc.compile(p.enter, f"phase '{p.name}': enter"),
                       self.expr(p.actor) if p.actor is not None else None,
                       listed, bc.compile(p.after, f"phase '{p.name}': after"),
@@ -1369,258 +755,3 @@ def _mentions(e, names: set) -> bool:
         if isinstance(v, tuple) and any(isinstance(x, A.Expr) and _mentions(x, names) for x in v):
             return True
     return False
-
-
-def _uses_random(e, def_pure: dict) -> bool:
-    """Does evaluating expression e draw from the game's random generator (directly or via a def)?"""
-    if isinstance(e, A.Call) and (e.func == "random" or def_pure.get(e.func) is False):
-        return True
-    for f in attrs.fields(type(e)):
-        v = getattr(e, f.name)
-        if isinstance(v, A.Expr) and _uses_random(v, def_pure):
-            return True
-        if isinstance(v, tuple) and any(isinstance(x, A.Expr) and _uses_random(x, def_pure) for x in v):
-            return True
-    return False
-
-
-def _freeze_any(v):
-    if isinstance(v, list):
-        return tuple(_freeze_any(x) for x in v)
-    return v
-
-
-def _freezer(t: T.Type) -> Callable:
-    """A function that turns a value of type t into a hashable memo key (lists become tuples)."""
-    if t.name == "list" and t.elem is not None and t.elem.name in ("int", "bool", "text", "player", "card", "enum"):
-        return tuple
-    if t.name in ("int", "bool", "text", "player", "card", "enum", "zone"):
-        return _identity
-    return _freeze_any
-
-
-def _identity(v):
-    return v
-
-
-_PY_ERRORS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError)
-
-
-class _NoFuse(Exception):
-    """This expression cannot be turned into generated code; use closures."""
-
-
-MAX_RANGE = 10_000  # the largest range a rule may build at run time (the checker's limit for constants)
-
-
-def _bounded_range(a: int, b: int) -> list:
-    if b - a >= MAX_RANGE:
-        raise ValueError("range too large")
-    return list(range(a, b + 1))
-
-
-def _players_after(a, n):
-    return [(a + k) % n for k in range(1, n + 1)]
-
-
-def _players_from(a, n):
-    return [(a + k) % n for k in range(n)]
-
-
-_SAFE_OPS = {"==": "==", "!=": "!="}
-_RISKY_OPS = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "+": "+", "-": "-", "*": "*", "/": "//", "%": "%"}
-
-
-class _Fuser:
-    """Turns a tree of simple expression nodes into the source of one Python expression
-    over ``st`` and ``env``.  Quantifiers and def calls stay closures (called from the
-    generated code); ``ns`` holds everything the source refers to."""
-
-    def __init__(self, prog: Program):
-        self.prog = prog
-        self.model = prog.model
-        self.ns: dict = {}
-        self.may_fail = False
-        self.has_opaque = False
-        self.whole = None  # set when the entire expression is one closure
-
-    def bind(self, value) -> str:
-        name = f"_b{len(self.ns)}"
-        self.ns[name] = value
-        return name
-
-    def src(self, mode: str, e, root: bool = True) -> str:
-        t = self.prog.type_of(e)
-        if mode == "view" and isinstance(e, A.Call) and e.func == "cards" and self.model.refs.get(e, ("",))[0] != "def":
-            e, mode = e.args[0], "view"
-            t = self.prog.type_of(e)
-        if mode != "value" and t.name == "zone":
-            inner = self.src("value", e, False)
-            return f"st.zones[{inner}]" if mode == "view" else f"list(st.zones[{inner}])"
-        if isinstance(e, (A.Quant, A.Call)) and (isinstance(e, A.Quant) or self.model.refs[e][0] in ("def", "rule")):
-            self.has_opaque = True
-            self.prog._fuse_depth += 1
-            try:
-                if isinstance(e, A.Quant):
-                    f = self.prog._e_Quant(e)
-                elif self.model.refs[e][0] == "rule":
-                    f = self.prog._rule_call(e)
-                else:
-                    f = self.prog._def_call(e, self.model.refs[e][1])
-            finally:
-                self.prog._fuse_depth -= 1
-            if root:
-                self.whole = f
-            return f"{self.bind(f)}(st, env)"
-        m = getattr(self, "_" + type(e).__name__, None)
-        if m is None:
-            raise _NoFuse()
-        return m(e)
-
-    def v(self, e) -> str:
-        return self.src("value", e, False)
-
-    def lst(self, e) -> str:
-        return self.src("list", e, False)
-
-    def view(self, e) -> str:
-        return self.src("view", e, False)
-
-    # ---- nodes
-    def _IntLit(self, e):
-        return repr(e.value)
-
-    _BoolLit = _IntLit
-    _StrLit = _IntLit
-
-    def _NoneLit(self, e):
-        return "None"
-
-    def _Name(self, e):
-        kind = self.model.refs[e][0]
-        if kind == "local":
-            return f"env[{e.name!r}]"
-        if kind == "builtin":
-            if e.name == "players":
-                return "list(range(st.n))"
-            if e.name == "player_count":
-                return "st.n"
-            if e.name == "active":
-                return "st.active"
-            raise _NoFuse()
-        if kind == "var":
-            return f"st.vars[{self.prog.var_index[e.name]}]"
-        if kind == "zone":
-            return str(self.prog.zone_base[e.name])
-        if kind == "option":
-            return f"st.opts[{e.name!r}]"
-        if kind == "enum":
-            return repr(e.name)
-        raise _NoFuse()
-
-    def _Attr(self, e):
-        ref = self.model.refs[e]
-        obj = self.v(e.obj)
-        self.may_fail = True
-        if ref[0] == "card_name":
-            return f"{self.bind(self.prog.card_names)}[{obj}]"
-        if ref[0] == "prop":
-            return f"{self.bind(self.prog.card_props[ref[1]])}[{obj}]"
-        if ref[0] in ("entry_field", "entry_data"):
-            raise _NoFuse()
-        if ref[0] in ("record_field", "use_field"):
-            return f"({obj})[{ref[1]!r}]"
-        field = ref[1]
-        if field == "player":
-            return f"({obj})[0]"
-        if field == "cards":
-            return f"list(({obj})[1])"
-        return f"len(({obj})[1])"
-
-    def _Index(self, e):
-        ref = self.model.refs[e]
-        idx = self.v(e.index)
-        self.may_fail = True
-        if ref[0] == "pvar":
-            return f"st.vars[{self.prog.var_index[ref[1].name]}][{idx}]"
-        if ref[0] == "pzone":
-            return f"({self.prog.zone_base[ref[1].name]} + {idx})"
-        return f"{self.view(e.obj)}[{idx}]"
-
-    def _ListLit(self, e):
-        return "[" + ", ".join(self.v(x) for x in e.items) + "]"
-
-    def _Unary(self, e):
-        a = self.v(e.operand)
-        if e.op == "-":
-            self.may_fail = True
-            return f"(-{a})"
-        return f"(not {a})"
-
-    def _Range(self, e):
-        self.may_fail = True  # an oversized range raises here; the plain version then reports it
-        return f"{self.bind(_bounded_range)}({self.v(e.lo)}, {self.v(e.hi)})"
-
-    def _IfExpr(self, e):
-        c = self.v(e.cond)
-        if self.prog.type_of(e).name == "list":
-            a, b = self.lst(e.then), self.lst(e.else_)
-        else:
-            a, b = self.v(e.then), self.v(e.else_)
-        return f"({a} if {c} else {b})"
-
-    def _BinOp(self, e):
-        op = e.op
-        if op in ("and", "or"):
-            return f"({self.v(e.left)} {op} {self.v(e.right)})"
-        if op == "in":
-            return f"({self.v(e.left)} in {self.view(e.right)})"
-        if T.is_list(self.prog.type_of(e.left)) or T.is_list(self.prog.type_of(e.right)):
-            a, b = self.view(e.left), self.view(e.right)
-        else:
-            a, b = self.v(e.left), self.v(e.right)
-        if op in _SAFE_OPS:
-            return f"({a} {op} {b})"
-        if op not in _RISKY_OPS:
-            raise _NoFuse()
-        self.may_fail = True
-        return f"({a} {_RISKY_OPS[op]} {b})"
-
-    def _Call(self, e):
-        f = e.func
-        args = e.args
-        self.may_fail = True
-        if f == "count":
-            arg = args[0]
-            if isinstance(arg, A.Call) and arg.func == "plays" and self.model.refs.get(arg, ("",))[0] != "def":
-                return f"len(st.plays.get({self.v(arg.args[0])}, ()))"
-            return f"len({self.view(arg)})"
-        if f == "sorted":
-            return f"sorted({self.view(args[0])})"
-        if f == "distinct":
-            return f"list(dict.fromkeys({self.view(args[0])}))"
-        if f == "players_after":
-            return f"{self.bind(_players_after)}({self.v(args[0])}, st.n)"
-        if f == "players_from":
-            return f"{self.bind(_players_from)}({self.v(args[0])}, st.n)"
-        if f == "next_player":
-            return f"(({self.v(args[0])} + 1) % st.n)"
-        if f == "seat":
-            return f"({self.v(args[0])} + 1)"
-        if f == "top":
-            return f"st.zones[{self.v(args[0])}][::-1][:max(0, {self.v(args[1])})]"
-        if f == "bottom":
-            return f"st.zones[{self.v(args[0])}][:max(0, {self.v(args[1])})]"
-        if f == "plays":
-            return f"[list(p) for p in st.plays.get({self.v(args[0])}, [])]"
-        if f == "cards":
-            return f"list(st.zones[{self.v(args[0])}])"
-        if f in ("max", "min"):
-            return f"{f}({self.v(args[0])}, {self.v(args[1])})"
-        if f == "abs":
-            return f"abs({self.v(args[0])})"
-        if f == "reversed":
-            return f"{self.view(args[0])}[::-1]"
-        if f == "revealed":
-            return f"st.is_revealed({self.v(args[0])})"
-        raise _NoFuse()

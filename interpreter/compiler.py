@@ -24,6 +24,7 @@ from rulespec.model import Model
 from .abilities import CAbility
 from .errors import GameOver, RuleRuntimeError
 from .expressions import ExpressionCompiler
+from .names import player_name
 from .rng import Rng
 
 
@@ -129,10 +130,6 @@ class CPhase:
     exit: Optional[int]
     nexts: list  # [(phase name, cond or None)]
     ready: Optional[Callable] = None  # the phase's own requirements, shared by all its actions
-
-
-def player_name(p) -> str:
-    return "nobody" if p is None else f"P{p + 1}"
 
 
 class Program:

@@ -71,10 +71,10 @@ class CAction:
     ready: Optional[Callable] = None  # all of `preconditions` at once
     respond_to: frozenset = frozenset()  # effect names / tags it answers; empty: an ordinary action
     ability: Optional[CAbility] = None   # the card that gives it (to the owner of the zone it is in)
-    card_kinds: dict = attrs.field(factory=dict)  # parameter -> kind, for the parameters that choose cards
+    card_slots: tuple = ()  # (parameter, kind) of the parameters that choose cards
 
     def __attrs_post_init__(self):
-        self.card_kinds = {p.name: p.kind for p in self.params if p.kind in ("card", "cards", "use")}
+        self.card_slots = tuple((p.name, p.kind) for p in self.params if p.kind in ("card", "cards", "use"))
 
 
 @attrs.define

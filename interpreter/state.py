@@ -31,6 +31,7 @@ from .machine import run
 from .observation import Observation
 from .rng import seed_state
 from .serialise import StateFormatError, parse_state_text, state_to_dict, validate_state_dict
+from .choices import resolve_hidden
 from .windows import NO_RESPONSE, responses_for
 
 ENTER, CHECK, AWAIT, AFTER, EXIT, OVER = "enter", "check", "await", "after", "exit", "over"
@@ -351,7 +352,6 @@ class State(Observation):
     def _take(self, chosen: Action) -> None:
         """Carry out a decision: answer a choice, decline or respond in a window, or take a
         phase's action.  Blocks are pushed as frames; _advance runs them."""
-        from .choices import resolve_hidden  # noqa
         pend = self.pending
         if chosen.name == CHOICE:
             self.pending = None
@@ -364,9 +364,12 @@ class State(Observation):
             return
         act = self.prog.actions[chosen.name]
         env = dict(chosen.params)
-        for cp in act.params:
-            if cp.kind in ("card", "cards"):
-                env[cp.name] = resolve_hidden(self, env[cp.name], cp.kind)
+        n_cards = self.prog.card_count
+        for name, kind in act.card_slots:  # face-down picks become real cards now
+            v = env[name]
+            if (kind == "card" and v is not None and v >= n_cards) or \
+                    (kind == "cards" and any(c >= n_cards for c in v)):
+                env[name] = resolve_hidden(self, v, kind)
         frames = self.frames
         if pend is not None:  # a response: afterwards the window asks on (or opens anew)
             self.pending = None
@@ -384,28 +387,30 @@ class State(Observation):
     def _named_cards(self, chosen: Action) -> list:
         """The cards a decision's text names: the values of its card choices (face-down picks
         name no card)."""
-        from .choices import is_marker
-        prog = self.prog
-        if chosen.name == CHOICE:
-            kinds = {"value": self.pending.get("param")}
-        elif chosen.name == NO_RESPONSE:
+        name = chosen.name
+        if name == CHOICE:
+            kind = self.pending.get("param")
+            slots = (("value", kind),) if kind in ("card", "cards", "use") else ()
+        elif name == NO_RESPONSE:
             return []
         else:
-            kinds = prog.actions[chosen.name].card_kinds
-            if not kinds:
-                return []
+            slots = self.prog.actions[name].card_slots
+        if not slots:
+            return []
+        params = dict(chosen.params)
         out = []
-        for name, v in chosen.params:
-            k = kinds.get(name)
+        for pname, kind in slots:
+            v = params[pname]
             if v is None:
                 continue
-            if k == "card":
+            if kind == "card":
                 out.append(v)
-            elif k == "cards":
+            elif kind == "cards":
                 out.extend(v)
-            elif k == "use":
+            else:
                 out.extend(v["cards"])
-        return [c for c in out if not is_marker(prog, c)]
+        n_cards = self.prog.card_count
+        return [c for c in out if c < n_cards]  # face-down picks name no card
 
     def _mask_decision(self, mark: int, cards: list) -> None:
         """A decision's text names cards: once it is carried out, only the players who can see

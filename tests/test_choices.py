@@ -53,6 +53,15 @@ def test_a_choice_stops_the_block_and_goes_on_where_it_stopped(lab):
     assert "P1 chooses spades" in st.log_lines()
 
 
+def test_a_phase_can_stop_for_a_choice_as_it_starts(lab):
+    st = lab.new_state(players=3, seed=1, options={"opening": True})
+    assert st.in_choice() and st.current_player == 0 and st.phase == "setup"
+    assert st.legal_action_strings() == ["P1", "P2", "P3"]
+    assert State.from_json(st.to_json(), lab).legal_action_strings() == ["P1", "P2", "P3"]
+    st.apply("P3")
+    assert st.phase == "turn" and st.current_player == 2
+
+
 def test_choose_among_cards_of_a_size(lab):
     st = new(lab, seed=3)
     st.apply("pick_two")

@@ -323,12 +323,15 @@ class State(Observation):
             chosen = self._legal_map.get(text)
             if chosen is None:
                 raise IllegalActionError(self.explain_illegal(text))
-        who = self.current_player
-        named = self._named_cards(chosen)
+        pend = self.pending
+        who = pend["who"] if pend is not None else self.active
+        name = chosen.name
+        act = None if name == CHOICE or name == NO_RESPONSE else self.prog.actions[name]
+        named = self._named_cards(chosen, act) if act is None or act.card_slots else None
         self.history.append(text)
         mark = len(self.log)
-        if chosen.name == CHOICE:  # the log says what was chosen for what
-            prompt = self.pending.get("prompt")
+        if name == CHOICE:  # the log says what was chosen for what
+            prompt = pend.get("prompt")
             self.log.append(["action", who, f"chooses {text}" + (f" ({prompt})" if prompt else "")])
         else:
             self.log.append(["action", who, text])
@@ -336,7 +339,7 @@ class State(Observation):
             self.cov["action:" + chosen.name] += 1
         self._legal = self._legal_map = None
         try:
-            self._take(chosen)
+            self._take(chosen, act)
             self._advance()
         except GameOver:
             pass
@@ -349,7 +352,7 @@ class State(Observation):
         if named:
             self._mask_decision(mark, named)
 
-    def _take(self, chosen: Action) -> None:
+    def _take(self, chosen: Action, act) -> None:
         """Carry out a decision: answer a choice, decline or respond in a window, or take a
         phase's action.  Blocks are pushed as frames; _advance runs them."""
         pend = self.pending
@@ -362,14 +365,14 @@ class State(Observation):
             self.pending = None
             self.frames[-1][2]["idx"] += 1  # the next player in the window is asked
             return
-        act = self.prog.actions[chosen.name]
         env = dict(chosen.params)
-        n_cards = self.prog.card_count
-        for name, kind in act.card_slots:  # face-down picks become real cards now
-            v = env[name]
-            if (kind == "card" and v is not None and v >= n_cards) or \
-                    (kind == "cards" and any(c >= n_cards for c in v)):
-                env[name] = resolve_hidden(self, v, kind)
+        if act.card_slots:
+            n_cards = self.prog.card_count
+            for name, kind in act.card_slots:  # face-down picks become real cards now
+                v = env[name]
+                if (kind == "card" and v is not None and v >= n_cards) or \
+                        (kind == "cards" and v and max(v) >= n_cards):
+                    env[name] = resolve_hidden(self, v, kind)
         frames = self.frames
         if pend is not None:  # a response: afterwards the window asks on (or opens anew)
             self.pending = None
@@ -384,7 +387,7 @@ class State(Observation):
         else:
             self._push(act.effect, env)
 
-    def _named_cards(self, chosen: Action) -> list:
+    def _named_cards(self, chosen: Action, act) -> list:
         """The cards a decision's text names: the values of its card choices (face-down picks
         name no card)."""
         name = chosen.name
@@ -394,7 +397,7 @@ class State(Observation):
         elif name == NO_RESPONSE:
             return []
         else:
-            slots = self.prog.actions[name].card_slots
+            slots = act.card_slots
         if not slots:
             return []
         params = dict(chosen.params)
@@ -415,8 +418,9 @@ class State(Observation):
     def _mask_decision(self, mark: int, cards: list) -> None:
         """A decision's text names cards: once it is carried out, only the players who can see
         all of them may read it in the log (the others read that a choice was made)."""
-        if all(self.is_revealed(c) for c in cards):  # the usual case: they went to a public zone
-            return
+        slots, where, shown, revealed = self.prog.slots, self.where, self.shown, self.revealed
+        if all(slots[where[c]].visibility == "public" or c in shown or where[c] in revealed for c in cards):
+            return  # the usual case: they went to a public zone
         entry = self.log[mark]
         who = entry[1]
         readers = {p for p in range(self.n) if all(self.can_see_card(c, p) for c in cards)}

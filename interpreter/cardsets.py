@@ -98,25 +98,16 @@ def card_choices(prog: Program, p: CParam, st, env, who=None, name: str = None) 
                     by_class[("face down", zi)] = [prog.card_count + zi] * len(zone)
                     total += len(zone)
                 continue
-            if name is None:
-                total += len(zone)
-                for c in zone:
-                    key = kind[c] * n_slots + zi
-                    cs = by_class.get(key)
-                    if cs is None:
-                        by_class[key] = [c]
-                    else:
-                        cs.append(c)
-                continue
+            if name is not None:  # a 'use' choice: only the cards of that name
+                zone = [c for c in zone if names[c] == name]
+            total += len(zone)
             for c in zone:
-                if names[c] == name:
-                    total += 1
-                    key = kind[c] * n_slots + zi
-                    cs = by_class.get(key)
-                    if cs is None:
-                        by_class[key] = [c]
-                    else:
-                        cs.append(c)
+                key = kind[c] * n_slots + zi
+                cs = by_class.get(key)
+                if cs is None:
+                    by_class[key] = [c]
+                else:
+                    cs.append(c)
     else:
         for c, zi in p.domain(st, env):
             visible = seen_zone.get(zi)

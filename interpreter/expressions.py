@@ -30,7 +30,6 @@ from __future__ import annotations
 import operator
 from typing import Callable, Optional
 
-import attrs
 
 from rulespec import ast as A
 from rulespec import types as T
@@ -233,13 +232,7 @@ def _may_fail(e, refs) -> bool:
     return False
 
 
-def _children(e):
-    for f in attrs.fields(type(e)):
-        v = getattr(e, f.name)
-        if isinstance(v, A.Expr):
-            yield v
-        elif isinstance(v, tuple):
-            yield from (x for x in v if isinstance(x, A.Expr))
+_children = A.children
 
 
 def _freeze_any(v):

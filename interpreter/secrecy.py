@@ -464,7 +464,7 @@ def _in_play(start, moved: list) -> list:
     """Which cards take part in the game: all but those that never move (from the start of the
     game to the end of the record, setup included) and lie, at the first decision, in their
     zone in the order the rules file declares them: set aside by the setup, never shuffled,
-    never dealt (Chu Han's event cards in the box when events are off).  A shuffled deck is
+    never dealt (a deck of an option left in a box while the option is off).  A shuffled deck is
     in play even where none of its cards moved: the shuffle dealt them their places."""
     playing = [True] * len(moved)
     for zone in start.zones:

@@ -575,3 +575,13 @@ class ModifyDecl:
     value: Expr
     when: Optional[Expr]
     span: Span
+
+
+def children(e):
+    """The expressions directly inside expression e (for walks over an expression tree)."""
+    for f in attrs.fields(type(e)):
+        v = getattr(e, f.name)
+        if isinstance(v, Expr):
+            yield v
+        elif isinstance(v, tuple):
+            yield from (x for x in v if isinstance(x, Expr))

@@ -1360,16 +1360,7 @@ class Checker:
                 self.warning(a.span, f"action '{a.name}' can never be taken: no phase lists it")
 
 
-def _children(e):
-    import attrs
-    for f in attrs.fields(type(e)):
-        v = getattr(e, f.name)
-        if isinstance(v, A.Expr):
-            yield v
-        elif isinstance(v, tuple):
-            for x in v:
-                if isinstance(x, A.Expr):
-                    yield x
+_children = A.children
 
 
 def check(rules: A.RulesFile) -> Model:

@@ -459,7 +459,10 @@ class Checker:
         for c in self.cards:
             for group in c.abilities:
                 for z in group.zones:
-                    self.use_zone(z.name, z.span)
+                    info = self.use_zone(z.name, z.span)
+                    if info is not None and not info.per_player:
+                        self.error(z.span, f"zone '{z.name}' is shared: a card there has no owner to give abilities to",
+                                   "name a per-player zone (while in equip, where equip is declared equip[player])")
                 if group.when is not None:
                     self.expect(group.when, self.expr(group.when, {"owner": T.PLAYER, "self": T.CARD}), T.BOOL,
                                 "when the abilities work")

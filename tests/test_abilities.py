@@ -229,3 +229,37 @@ steps:
     expect: {{active: P1, vars: {{life: [4, 3, 4]}}, log_lacks: the strike misses}}
 """)
     run_scenario(load_file(sc)[0])
+
+
+@pytest.mark.parametrize("extra,message", [
+    ('card "Z" { while in pool { trigger zz on e { n += 1 } } }', "zone 'pool' is shared"),
+    ('conversion x as "X" { from c: int in 1..3 }', "a conversion is made 'from' a card or cards"),
+    ('rule r(): int = 1 combine avg', "unknown way to combine 'avg'"),
+    ('rule s(p: player): bool = false combine sum', "'sum' combines numbers, not bool"),
+    ('modify nope() = 1', "unknown rule value 'nope'"),
+    ('action c() { effect { stack eff(unknown = 1) } }', "effect 'eff' has no field 'unknown'"),
+    ('trigger t before moved { n += 1 }', "a trigger can run 'on' or 'after' it, not 'before'"),
+    ('action d2() { effect { prevent } }', "'prevent' stops an event from a trigger"),
+    ('action g() { effect { let r = emit e(1)  n += r.nope } }', "the record of event 'e' has no field 'nope'"),
+    ('action h(u: use "Nope" from hand[active]) { effect { n += 1 } }', "no card and no conversion is called 'Nope'"),
+    ('action w() { effect { stack_top.cards = [] } }', "a stack entry's 'cards' cannot be assigned"),
+    ('action b() { effect { let x = choose active: cards from hand[active] ordered } }', "'ordered' goes with a players"),
+])
+def test_the_checker_explains_misuse_of_the_new_constructs(extra, message):
+    from rulespec.checker import check_text
+    from rulespec.diagnostics import RulesError
+    base = """game "B" { players 2..2 start p cards start in box }
+card "X" { copies: 2 }
+zone box: pile hidden
+zone hand[player]: set owner
+zone pool: pile public
+var n: int = 0
+event e(k: int)
+effect eff(m: int = 1) { resolve { n += this.m } }
+action a() { effect { n += 1 } }
+phase p { actions a end when n > 3 next q }
+phase q { enter { end game } }
+"""
+    with pytest.raises(RulesError) as err:
+        check_text(base + extra, "b.rules")
+    assert message in str(err.value) and "b.rules:12:" in str(err.value)

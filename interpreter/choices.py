@@ -98,7 +98,7 @@ def use_values(prog, p, st, env, who: int) -> list:
                 if any(not f(st, e) for f, _, _ in conv.requires):
                     continue
                 cards = [] if v is None else ([v] if conv.source.kind == "card" else list(v))
-                rec = use_record(prog, role, cards, conv.name, cards[0] if len(cards) == 1 else None)
+                rec = use_record(prog, role, cards, conv.name, cards[0] if len(cards) == 1 else None, card)
                 for pname, f in conv.props:
                     rec[pname] = f(st, e)
                 if conv.text is not None:
@@ -107,9 +107,10 @@ def use_values(prog, p, st, env, who: int) -> list:
     return out
 
 
-def use_record(prog, role: str, cards: list, via: str, like: Optional[int]) -> dict:
-    """A card as used: its properties are those of `like` (the one physical card), else zero."""
-    rec = {"name": role, "cards": list(cards), "via": via}
+def use_record(prog, role: str, cards: list, via: str, like: Optional[int], giver: Optional[int] = None) -> dict:
+    """A card as used: its properties are those of `like` (the one physical card), else zero;
+    `giver`: the card whose ability made the conversion (none for a top-level one)."""
+    rec = {"name": role, "cards": list(cards), "via": via, "giver": giver}
     for pname, vals in prog.card_props.items():
         rec[pname] = vals[like] if like is not None else prog.prop_zero[pname]
     return rec

@@ -190,6 +190,7 @@ class Program:
         self.ability_groups: dict = {}  # id(A.AbilityGroup) -> CAbility
         self._compile_rules()
         self.has_labels = model.label is not None
+        self._labels: list = [None] * self.card_count
         self._label = None
         if model.label is not None:
             lab = model.label.expr
@@ -223,7 +224,10 @@ class Program:
         """How a card is shown: its name, or the game's 'label' (a name with its own values)."""
         if self._label is None:
             return self.card_names[c]
-        return str(self._label(st, c))
+        labels = self._labels
+        if labels[c] is None:  # a label is about the card, not the moment: computed once
+            labels[c] = str(self._label(st, c))
+        return labels[c]
 
     def ability(self, decl) -> Optional[CAbility]:
         """The compiled 'while in' group of a declaration a card carries, or None."""

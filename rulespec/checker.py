@@ -47,6 +47,7 @@ USE_FIELDS = {
     "name": (T.TEXT, "the name it is used as"),
     "cards": (T.CARDS, "the physical cards that make it (none for a conversion without cards)"),
     "via": (T.TEXT, "the conversion that made it, or \"\" for a card used as itself"),
+    "giver": (T.CARD, "the card whose ability made the conversion (none for a real card or a rules-wide conversion)"),
 }
 
 # Fields of a stack entry

@@ -190,7 +190,7 @@ class English:
             return f"{possessive(obj)} {words(e.name)}" if e.name != "prevented" else f"{obj} was prevented"
         if ref[0] == "use_field":
             return {"name": f"the name {obj} is used as", "cards": f"the cards that make {obj}",
-                    "via": f"the conversion that made {obj}"}.get(e.name, f"{possessive(obj)} {words(e.name)}")
+                    "via": f"the conversion that made {obj}", "giver": f"the card whose ability made {obj}"}.get(e.name, f"{possessive(obj)} {words(e.name)}")
         return {"player": f"the player of {obj}", "cards": f"the cards of {obj}",
                 "size": f"the number of cards of {obj}"}.get(e.name, f"{possessive(obj)} {words(e.name)}")
 

@@ -69,7 +69,9 @@ def test_a_conversion_is_offered_only_while_its_card_works(lab):
 
 def test_a_converted_card_knows_its_cards_its_values_and_its_conversion(lab):
     st = new(lab, 3, ("Peach h12", "hand[P1]"), ("Mirror s1", "gear[P1]"))
-    st.apply("strike P2 with Peach h12 as Strike (mirror)")
+    action = next(a for a in st.legal_actions() if a.text == "strike P2 with Peach h12 as Strike (mirror)")
+    assert dict(action.params)["s"]["giver"] == card(st, "Mirror s1")  # the card whose ability it is
+    st.apply(action)
     assert var(st, "last_strike_cards") == [card(st, "Peach h12")]
     assert var(st, "last_strike_via") == "mirror" and var(st, "last_strike_colour") == "red"
     assert labels(st, "discard") == ["Peach h12"]

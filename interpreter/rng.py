@@ -21,6 +21,11 @@ def seed_state(seed: int) -> int:
     return int(seed) & MASK
 
 
+# While a list is set here, every shuffle appends the shuffled cards to it (the secrecy check
+# learns which cards were shuffled together, and so are alike to every player: see secrecy.py).
+shuffle_recorder: list | None = None
+
+
 class Rng:
     """A view of the generator over a state object that holds the integer in ``.rng``."""
 
@@ -42,3 +47,5 @@ class Rng:
         for i in range(len(items) - 1, 0, -1):
             j = Rng.below(st, i + 1)
             items[i], items[j] = items[j], items[i]
+        if shuffle_recorder is not None:
+            shuffle_recorder.append(list(items))

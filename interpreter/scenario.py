@@ -29,7 +29,9 @@ Names
     ``stock``, ``hand[P2]``.  Inside YAML flow collections ({ } and [ ])
     brackets are syntax, so quote zone names there: ``counts: {"hand[P1]": 2}``;
     block style needs no quotes.  Cards are named by their card name; in a list
-    each name is one physical card (write a name twice for two copies).
+    each name is one physical card (write a name twice for two copies).  Where
+    copies differ, a copy's label as the engine prints it (``Strike ♥10``)
+    names that very copy, in positions and in expectations.
 
 position
     Writes the state directly.  Every key is optional.
@@ -372,6 +374,7 @@ class _Terms:
     def __init__(self, read: _Reader, session: _Session):
         self.read, self.session = read, session
         self.fail = read.fail
+        self._labels = None
 
     @property
     def st(self):
@@ -405,13 +408,56 @@ class _Terms:
         self.fail(knode, f"unknown {what} '{key}'" + (f"; {hint}" if hint else f" (zones: {', '.join(names)})"))
 
     def card_name(self, node: yaml.Node) -> str:
+        """A card's name ("Strike": any copy), or one copy's label as the engine prints it
+        ("Strike ♥10": that copy, for games whose copies differ)."""
         v = self.read.scalar(node, "a card")
         name = str(v).strip() if v is not None else ""
         names = self.st.prog.card_names
-        if name not in names:
-            hint = did_you_mean(name, names)
+        if name not in names and name not in self.labels():
+            hint = did_you_mean(name, names) or did_you_mean(name, list(self.labels()))
             self.fail(node, f"unknown card '{name}'" + (f"; {hint}" if hint else ""))
         return name
+
+    def labels(self) -> dict:
+        """label -> the ids of the cards shown so (only labels that differ from the card's name)."""
+        if self._labels is None:
+            st = self.st
+            prog = st.prog
+            self._labels = {}
+            for c in range(prog.card_count):
+                label = prog.card_label(st, c)
+                if label != prog.card_names[c]:
+                    self._labels.setdefault(label, []).append(c)
+        return self._labels
+
+    def matches(self, want: str, c: int) -> bool:
+        """Does card c answer to `want`, a card name or a label?"""
+        return self.st.prog.card_names[c] == want or c in self.labels().get(want, ())
+
+    def unmatched(self, want: list, cards: list) -> tuple[list, list]:
+        """Compare wanted names or labels with cards as multisets: (missing, unexpected names).
+        Labels are matched first: they fit fewer cards than names do."""
+        left = list(cards)
+        missing = []
+        for w in sorted(want, key=lambda w: w in self.st.prog.card_names):
+            c = next((c for c in left if self.matches(w, c)), None)
+            if c is None:
+                missing.append(w)
+            else:
+                left.remove(c)
+        return missing, [self.shown(c) for c in left]
+
+    def shown(self, c: int) -> str:
+        """How a failure message names card c: its label where copies differ, else its name."""
+        st = self.st
+        return st.prog.card_label(st, c) if self.labels() else st.prog.card_names[c]
+
+    def card_id(self, name: str, taken=()) -> int:
+        """A card answering to a name or a label (not one of `taken`)."""
+        for c in range(self.st.prog.card_count):
+            if c not in taken and self.matches(name, c):
+                return c
+        raise KeyError(name)
 
     def card_list(self, node: yaml.Node, what: str) -> list:
         """[(name, node)] of a list of card names (a single name is allowed)."""
@@ -439,7 +485,7 @@ class _Terms:
             v = self.read.scalar(node, what)
             if v is None or v == "none":
                 return None
-            return self.st.prog.card_names.index(self.card_name(node))
+            return self.card_id(self.card_name(node))
         if name == "enum":
             members = self.st.game.model.enums[t.enum].members
             v = self.read.scalar(node, what)
@@ -453,8 +499,10 @@ class _Terms:
             items = self.read.seq(node, what)
             if len(items) != 2:
                 self.fail(node, f"{what}: a play is written [player, [cards]]")
-            names = self.st.prog.card_names
-            return [self.player(items[0], what), [names.index(n) for n, _ in self.card_list(items[1], what)]]
+            chosen: list = []
+            for n, _ in self.card_list(items[1], what):
+                chosen.append(self.card_id(n, chosen))
+            return [self.player(items[0], what), chosen]
         self.fail(node, f"{what}: values of type {t} cannot be written in a scenario")
 
     def display(self, v, t):
@@ -621,6 +669,14 @@ class _Positions:
         total = Counter(names)
 
         def take(name: str, node: yaml.Node) -> int:
+            if name not in total:  # a label: that very copy, if it is still free
+                for c in self.terms.labels().get(name, ()):
+                    pool = free.get(names[c], [])
+                    if c in pool:
+                        pool.remove(c)
+                        return c
+                self.fail(node, f"no '{name}' card is left to place (each label names one copy; "
+                                f"it may be kept or placed already)")
             pool = free.get(name)
             if not pool:
                 kept = total[name] - sum(1 for c in range(n_cards) if names[c] == name and st.where[c] not in keep)
@@ -953,10 +1009,9 @@ class _Expectations:
         for zk, zkn, zv in self.read.mapping(v, "zones"):
             zi = self.terms.slot(zk, zkn)
             want = self.terms.card_names(zv, f"zone '{zk}'")
-            got = [names[c] for c in self.st.zones[zi]]
-            if Counter(want) != Counter(got):   # a multiset: order ignored, copies counted
-                missing = list((Counter(want) - Counter(got)).elements())
-                extra = list((Counter(got) - Counter(want)).elements())
+            got = [self.terms.shown(c) for c in self.st.zones[zi]]
+            missing, extra = self.terms.unmatched(want, self.st.zones[zi])
+            if missing or extra:   # a multiset: order ignored, copies counted
                 detail = "".join([f"; missing {_show(missing)}" if missing else "",
                                   f"; not expected {_show(extra)}" if extra else ""])
                 self.mismatch(zv, f"zone {zk}", want, got, detail)
@@ -972,7 +1027,7 @@ class _Expectations:
                 self.fail(zkn, f"order: '{zk}' is a {kind} zone, which has no order; compare it with '{use}:'")
             want = self.terms.card_names(zv, f"zone '{zk}'")
             got = [names[c] for c in self.st.zones[zi]]
-            if want != got:
+            if len(want) != len(got) or not all(self.terms.matches(w, c) for w, c in zip(want, self.st.zones[zi])):
                 same = next((i for i, (a, b) in enumerate(zip(want, got)) if a != b), min(len(want), len(got)))
                 detail = (f" (bottom to top; they differ at card {same + 1} from the bottom)"
                           if Counter(want) == Counter(got) or same < min(len(want), len(got))
@@ -1011,7 +1066,7 @@ class _Expectations:
             if "cards" not in entry:
                 self.fail(zkn, f"{player_name(viewer)} does not see the cards of {zk} (only their count)")
             want = self.terms.card_names(zv, f"zone '{zk}'")
-            if Counter(want) != Counter(entry["cards"]):
+            if any(self.terms.unmatched(want, self.st.zones[zi])):  # the viewer sees these very cards
                 self.mismatch(zv, f"{player_name(viewer)}'s view of {zk}", want, entry["cards"])
 
     def hidden(self, key: str, v: yaml.Node):

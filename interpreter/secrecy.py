@@ -34,6 +34,10 @@ have tracked).  Nor are cards the setup set aside: cards that never move in the 
 and still lie in the order the rules file declares them (never shuffled, never dealt: Chu
 Han's event cards in the box when events are off).  A re-deal that put one of those in a
 hand would invent a position the setup cannot make.
+And a card is re-dealt only among the cards no player can tell it from: those shuffled
+together with it by the setup (the last shuffle that held it before the first decision), or,
+for a card never shuffled, those of its zone -- so two decks shuffled apart (characters and
+playing cards) never trade cards (``shuffle_groups``).
 
 A card seen at decision 40 was still unseen at decision 10, and a leak of it before decision
 40 can only be caught by a world that re-deals it, so the check compares several worlds,
@@ -71,6 +75,7 @@ from typing import Optional, Sequence
 
 import attrs
 
+from . import rng as rng_module
 from .errors import EngineError
 from .state import State
 
@@ -173,14 +178,38 @@ def world_seed(seed: int, viewer: int, cut: int) -> str:
 
 
 # ---------------------------------------------------------------------- re-dealing
-def redeal(start, game, unseen: set, rng: random.Random):
+def shuffle_groups(game, players: int, seed: int, options: Optional[dict], start) -> list:
+    """For every card, the group of cards no player can tell it from at the first decision: the
+    cards of the last shuffle that held it before then, or else the cards of its zone.  A
+    re-deal permutes cards within a group only: swapping cards of two decks shuffled apart (a
+    character card into the draw pile) would invent a position the setup cannot make."""
+    recorded: list = []
+    rng_module.shuffle_recorder = recorded
+    try:
+        game.new_state(players=players, seed=seed, options=dict(options or {}))
+    finally:
+        rng_module.shuffle_recorder = None
+    group = [-1 - start.where[c] for c in range(start.prog.card_count)]  # its zone, as a negative key
+    for i, cards in enumerate(recorded):
+        for c in cards:
+            group[c] = i
+    return group
+
+
+def redeal(start, game, unseen: set, rng: random.Random, groups: Optional[list] = None):
     """A new state: `start` with the identities of the `unseen` cards permuted among the places
-    they occupy (a relabelling: zones, plays, stack entries and card variables follow)."""
+    they occupy (a relabelling: zones, plays, stack entries and card variables follow), each
+    within its group (see shuffle_groups; none: one group)."""
     d = json.loads(start.to_json())  # a deep copy through the public round trip
     places = [c for zone in d["zones"] for c in zone if c in unseen]
-    shuffled = list(places)
-    rng.shuffle(shuffled)
-    sigma = dict(zip(places, shuffled))
+    by_group: dict = {}
+    for c in places:
+        by_group.setdefault(groups[c] if groups is not None else 0, []).append(c)
+    sigma = {}
+    for members in by_group.values():
+        shuffled = list(members)
+        rng.shuffle(shuffled)
+        sigma.update(zip(members, shuffled))
     if not sigma or all(a == b for a, b in sigma.items()):
         return None, sigma
 
@@ -195,7 +224,22 @@ def redeal(start, game, unseen: set, rng: random.Random):
             e[4] = [m(c) for c in e[4]]
     d["vars"] = [_relabel(value, info.type, info.per_player, m)
                  for info, value in zip(game.model.vars.values(), d["vars"])]
-    return State.from_json(d, game), sigma  # from_json rebuilds `where` from the zones
+    world = State.from_json(d, game)  # from_json rebuilds `where` from the zones
+    _ask_again(world)
+    return world, sigma
+
+
+def _ask_again(world) -> None:
+    """A choice pending inside a block lists the cards it offers by identity; after a re-deal
+    those are other cards.  Run the choice again (its step only reads the state and registers
+    the question), so that it offers the re-dealt world's own cards."""
+    pend = world.pending
+    if pend is None or pend.get("kind") != "choice" or "param" not in pend or not world.frames:
+        return
+    world.pending = None
+    world.frames[-1][1] -= 1  # back to the step that asked
+    world._legal = world._legal_map = None
+    world._run_guarded(world._advance)
 
 
 def _relabel(value, t, per_player: bool, m):
@@ -409,6 +453,7 @@ def counterfactual_check(game, players: int, seed: int, options: Optional[dict],
     # alike cards (same name and values: interchangeable copies), for putting re-deals in step
     names = getattr(st.prog, "card_kind", None) or st.prog.card_names
     worst = n + 1  # a leak must come before this decision to be the first one
+    groups = shuffle_groups(game, players, seed, options, start)
     for cut in (cuts if cuts is not None else cuts_for(n)):
         cut = min(cut, n)
         unseen = {c for c, k in enumerate(seen) if (k == -1 or k > cut) and playing[c]}
@@ -416,7 +461,7 @@ def counterfactual_check(game, players: int, seed: int, options: Optional[dict],
             continue
         rng = random.Random(world_seed(seed, viewer, cut))
         try:
-            w, sigma = redeal(start, game, unseen, rng)
+            w, sigma = redeal(start, game, unseen, rng, groups)
         except EngineError as e:  # a re-deal the engine refuses: no world to compare
             verdict.dropped += 1
             verdict.reasons.append(f"cut {cut}: the re-deal was refused: {e}")

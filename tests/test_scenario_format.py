@@ -292,3 +292,56 @@ def test_a_response_inside_its_window_is_legal(tmp_path):
           - legal: [cancel it with Lyu Zhi, no response]
         """))
     run(p)
+
+
+# ---------------------------------------------------------------------- copies named by label
+ABILITY_LAB = ROOT / "tests" / "rules" / "ability_lab.rules"
+
+
+def test_a_label_names_one_copy_in_positions_and_expectations(tmp_path):
+    """Where a card's copies differ, 'Strike s7' places that very copy and only it matches."""
+    ok = write(tmp_path, f"""\
+rules: {ABILITY_LAB}
+players: 2
+position:
+  zones:
+    hand[P1]: [Strike s7, Strike]
+    hand[P2]: [Strike c2]
+steps:
+  - expect:
+      zones:
+        hand[P1]: [Strike h10, Strike s7]
+        hand[P2]: [Strike]
+      sees: {{"hand[P1]": [Strike, Strike s7]}}
+      viewer: P1
+""")
+    run(ok)
+    wrong = write(tmp_path, f"""\
+rules: {ABILITY_LAB}
+players: 2
+position:
+  zones:
+    hand[P1]: [Strike s7]
+steps:
+  - expect:
+      zones:
+        hand[P1]: [Strike c2]
+""", "wrong.yaml")
+    err = error_of(wrong)
+    assert "missing [Strike c2]; not expected [Strike s7]" in str(err)
+    twice = write(tmp_path, f"""\
+rules: {ABILITY_LAB}
+players: 2
+position:
+  zones:
+    hand[P1]: [Strike s7, Strike s7]
+""", "twice.yaml")
+    assert "no 'Strike s7' card is left" in str(error_of(twice))
+    unknown = write(tmp_path, f"""\
+rules: {ABILITY_LAB}
+players: 2
+position:
+  zones:
+    hand[P1]: [Strike s8]
+""", "unknown.yaml")
+    assert "unknown card 'Strike s8'" in str(error_of(unknown))

@@ -327,3 +327,38 @@ def test_the_chu_han_leak_is_caught_when_the_old_asking_is_planted_back(chuhan, 
     clean = S.counterfactual_check(chuhan, LEAK["players"], LEAK["seed"], LEAK["options"], LEAK["actions"],
                                    LEAK["viewer"])
     assert clean.leak is None or clean.leak.kind != "window"
+
+
+# ====================================================================== re-deals keep decks apart
+def test_a_redeal_never_trades_cards_of_decks_shuffled_apart():
+    """Heroes and cards are shuffled in two piles: the re-deal permutes each pile's cards among
+    themselves (a hero in the draw pile is a position the setup cannot make)."""
+    game = interpreter.load(str(ROOT / "tests" / "rules" / "secrecy_two_decks.rules"))
+    st = game.new_state(players=3, seed=4)
+    groups = S.shuffle_groups(game, 3, 4, {}, st)
+    heroes = [c for c in range(st.prog.card_count) if st.prog.card_names[c] in ("Knight", "Mage")]
+    others = [c for c in range(st.prog.card_count) if c not in heroes]
+    assert len({groups[c] for c in heroes}) == 1 and len({groups[c] for c in others}) == 1
+    assert groups[heroes[0]] != groups[others[0]]
+    import random
+    for k in range(20):
+        world, sigma = S.redeal(st, game, set(range(st.prog.card_count)), random.Random(k), groups)
+        assert all((a in heroes) == (b in heroes) for a, b in sigma.items())
+    # without the groups, some re-deal would put a hero among the cards
+    mixed = False
+    for k in range(20):
+        _, sigma = S.redeal(st, game, set(range(st.prog.card_count)), random.Random(k))
+        mixed = mixed or any((a in heroes) != (b in heroes) for a, b in sigma.items())
+    assert mixed
+    # the first decision is P1's choice of a hero: in a re-deal it offers the heroes dealt there
+    world, sigma = S.redeal(st, game, set(heroes), random.Random(1), groups)
+    offered = [st.prog.card_names[c] for c in world.zones[world.prog.zone_base["offered"]]]
+    assert sorted(world.legal_action_strings()) == sorted(set(offered))
+    actions = []
+    st2 = game.new_state(players=3, seed=4)
+    while not st2.terminal:
+        a = st2.legal_action_strings()[0]
+        actions.append(a)
+        st2.apply(a)
+    for viewer in range(3):
+        assert S.counterfactual_check(game, 3, 4, {}, actions, viewer).ok

@@ -102,6 +102,7 @@ class CTrigger:
     timing: str = "on"
     event: str = ""
     ability: Optional[CAbility] = None
+    optional: Optional[Callable] = None  # 'optional "prompt"': the prompt's template (None: not optional)
 
 
 @attrs.define
@@ -211,6 +212,14 @@ class Program:
             self.trigger_list.append(ct)
             self.triggers.setdefault(t.event.name, []).append(ct)
             self.triggers_at.setdefault((t.event.name, t.timing), []).append(ct)
+        # (event, timing) -> the optional triggers of cards that may lie face down (a zone where
+        # they work is not public): their owners are asked in secret (events.py); absent for most
+        # events, costing nothing
+        self.secret_at: dict[tuple, list] = {}
+        for ct in self.trigger_list:
+            if ct.optional is not None and ct.ability is not None and \
+                    any(self.slots[zi].visibility != "public" for zi in ct.ability.slots):
+                self.secret_at.setdefault((ct.event, ct.timing), []).append(ct)
         self.phases = {p.name: self._compile_phase(p) for p in model.phases.values()}
         self.score = None
         if model.score is not None:
@@ -627,7 +636,8 @@ class Program:
             body = self.block_compiler.compile(A.Block((), t.span), f"trigger '{t.name}'")
         return CTrigger(t.name, index, params, t.for_var,
                         self.expr(t.for_expr) if t.for_expr is not None else None,
-                        self.expr(t.when) if t.when is not None else None, body, t.timing, event, self.ability(t))
+                        self.expr(t.when) if t.when is not None else None, body, t.timing, event, self.ability(t),
+                        self.template(t.optional) if t.optional is not None else None)
 
     def _compile_conversion(self, c: A.ConversionDecl) -> CConversion:
         return CConversion(c.name, c.role, self.compile_param(c.source) if c.source is not None else None,

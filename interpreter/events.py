@@ -14,20 +14,32 @@ order that player chooses when there are several (machine._emit_step asks).
 
 A job is plain data: [player offset, trigger index, owner or -1, the card or None,
 the value of the trigger's 'for' variable or None].
+
+Optional triggers (``optional "prompt"``) ask before their body runs.  One carried by a card
+that another player cannot see (a face-down card in its owner's zone) must not give the card
+away by the mere fact its owner is asked: such triggers become *secret jobs*
+``[player offset, SECRET, player, None, [[trigger index, card], ...]]``, one per player who
+*could* hold one (``secret_candidates``), whether or not they do: each is asked the same
+generic question, with "no" always an option (machine._emit_step asks).  A secret job stands
+after that player's other jobs and takes no part in ordering their cards' triggers.
 """
 from __future__ import annotations
 
 from .abilities import instances
 from .frames import EMIT_BLOCK
 
+SECRET = -1  # the trigger index of a secret job (see the module's docstring)
+
 
 def jobs_for(st, event: str, timing: str, rec: dict) -> list:
-    trigs = st.prog.triggers_at.get((event, timing))
+    key = (event, timing)
+    trigs = st.prog.triggers_at.get(key)
     if not trigs:
         return []
     first = st.active if st.active is not None else 0
     n = st.n
     jobs = []
+    secret = None  # player -> [[trigger index, card], ...]: optional triggers of face-down cards firing now
     base = {k: v for k, v in rec.items() if k != "prevented"}
     for t in trigs:
         if t.ability is not None:
@@ -35,7 +47,11 @@ def jobs_for(st, event: str, timing: str, rec: dict) -> list:
                 env = dict(base)
                 env["owner"], env["self"] = owner, c
                 if t.when is None or t.when(st, env):
-                    jobs.append([(owner - first) % n, t.index, owner, c, None])
+                    if t.optional is not None and not st.is_revealed(c):
+                        secret = secret if secret is not None else {}
+                        secret.setdefault(owner, []).append([t.index, c])
+                    else:
+                        jobs.append([(owner - first) % n, t.index, owner, c, None])
             continue
         if t.for_players is None:
             if t.when is None or t.when(st, base):
@@ -48,7 +64,56 @@ def jobs_for(st, event: str, timing: str, rec: dict) -> list:
                 jobs.append([(p - first) % n, t.index, -1, None, p])
     # rules' triggers before cards' triggers of the same player; declaration order otherwise
     jobs.sort(key=lambda j: (j[0], j[2] >= 0, j[1]))
+    optional = st.prog.secret_at.get(key)
+    if optional:
+        add_secret_jobs(st, jobs, secret or {}, secret_candidates(st, optional, base), first)
     return jobs
+
+
+def secret_candidates(st, optional: list, base: dict) -> set:
+    """The players who could hold a face-down card whose optional trigger fires now: they own a
+    zone where such a card works that holds a card hidden from someone, and the trigger's
+    conditions hold for them, read for a copy of the card ("were their hidden card this one,
+    would it fire?").  Only who they are and what is public decides it, never which card."""
+    slots, zones, n = st.prog.slots, st.zones, st.n
+    out: set = set()
+    for t in optional:
+        ab = t.ability
+        for zi in ab.slots:
+            p = slots[zi].owner
+            if p is None or p >= n or p in out:
+                continue
+            if all(st.is_revealed(c) for c in zones[zi]):
+                continue  # no face-down card there (or no card at all)
+            if would_fire(st, t, p, base):
+                out.add(p)
+    return out
+
+
+def would_fire(st, t, p: int, base: dict) -> bool:
+    """Would optional trigger t fire for player p if p's face-down card were a copy of its card?
+    (Any copy: copies may differ in their properties.)"""
+    ab = t.ability
+    env = dict(base)
+    env["owner"] = p
+    for c in ab.copies:
+        env["self"] = c
+        if (ab.when is None or ab.when(st, env)) and (t.when is None or t.when(st, env)):
+            return True
+    return False
+
+
+def add_secret_jobs(st, jobs: list, real: dict, candidates: set, first: int) -> None:
+    """One secret job per player asked, after that player's other jobs.  A player who holds a
+    real one is asked even if the counterfactual reading said no (a condition that reads where
+    its card is: the checker warns about those)."""
+    n = st.n
+    for p in sorted(candidates | set(real), key=lambda p: (p - first) % n):
+        offset = (p - first) % n
+        k = len(jobs)
+        while k > 0 and jobs[k - 1][0] > offset:
+            k -= 1
+        jobs.insert(k, [offset, SECRET, p, None, real.get(p, [])])
 
 
 def trigger_env(t, job: list, rec: dict, runner: int) -> dict:

@@ -7,14 +7,16 @@ deep chains of events never reach Python's recursion limit, and everything stays
 
 The engine's own blocks, installed first in every Program:
   * EMIT_BLOCK     -- runs an event's triggers, timing by timing (before, on, after),
-                      carrying the event's record (see events.py);
+                      carrying the event's record (see events.py); asks a player the order
+                      of their cards' triggers, an optional trigger's question, and the one
+                      question about their face-down cards' optional triggers;
   * WINDOWS_BLOCK  -- runs the response stack down to a depth: asks players in the window of
                       the top entry, resolves it when everyone has declined, and so on;
   * AFTER_RESPONSE -- after a response: if it stacked nothing, the window asks the next player.
 """
 from __future__ import annotations
 
-from .events import jobs_for, trigger_env
+from .events import SECRET, jobs_for, trigger_env
 from .frames import AFTER_RESPONSE_BLOCK, EMIT_BLOCK, SUSPEND, TIMINGS, WINDOWS_BLOCK, CBlock
 from .names import unique
 from .windows import open_window, should_ask
@@ -61,7 +63,6 @@ _DONE = 2  # the step after both steps of the looping engine blocks: the frame e
 # ---------------------------------------------------------------------- events
 def _emit_step(st, env):
     rec = env["rec"]
-    prog = st.prog
     while True:
         jobs = env["jobs"]
         if jobs is None:
@@ -81,29 +82,103 @@ def _emit_step(st, env):
             env["jobs"] = None
             env["t"] += 1
             continue
-        owner = jobs[i][2]
-        if owner >= 0 and env.get("ordered") != i:
-            group = 1
-            while i + group < len(jobs) and jobs[i + group][2] == owner and jobs[i + group][0] == jobs[i][0]:
-                group += 1
-            if group >= 2:  # one player's cards trigger together: that player says which goes first
-                if "pick" not in env:
-                    texts = unique([f"{prog.trigger_list[j[1]].name} of {prog.card_label(st, j[3])} first"
-                                    for j in jobs[i:i + group]])
-                    st.pending = {"kind": "choice", "who": owner, "target": "pick", "options": list(range(group)),
-                                  "texts": texts,
-                                  "prompt": "several of your abilities trigger at once: which goes first?",
-                                  "optional": False}
-                    return SUSPEND
-                k = env.pop("pick")
-                jobs.insert(i, jobs.pop(i + k))
-            env["ordered"] = i
-        env["i"] = i + 1
-        trig = prog.trigger_list[jobs[i][1]]
-        if st.cov is not None:
-            st.cov["trigger:" + trig.name] += 1
-        st.frames.append([trig.body, 0, trigger_env(trig, jobs[i], rec, len(st.frames) - 1)])
+        r = _secret_job(st, env, jobs[i]) if jobs[i][1] == SECRET else _job(st, env, jobs, i)
+        if r is not None:
+            return r
+
+
+def _job(st, env, jobs: list, i: int):
+    """Run job i (after its player has ordered their cards' triggers and answered an optional
+    trigger's question); None when it is skipped."""
+    if jobs[i][2] >= 0 and env.get("ordered") != i:
+        if _ask_order(st, env, jobs, i):
+            return SUSPEND
+        env["ordered"] = i
+    job = jobs[i]
+    trig = st.prog.trigger_list[job[1]]
+    if trig.optional is not None:
+        if "answer" not in env:
+            _ask_optional(st, trig, job, env["rec"])
+            return SUSPEND
+        if not env.pop("answer"):
+            env["i"] = i + 1
+            return None
+    env["i"] = i + 1
+    return _run_trigger(st, trig, job, env["rec"])
+
+
+def _ask_order(st, env, jobs: list, i: int) -> bool:
+    """When one player's cards trigger together, that player says which goes first (secret
+    jobs take no part).  True: the question is asked now."""
+    owner, offset = jobs[i][2], jobs[i][0]
+    group = 1
+    while i + group < len(jobs) and jobs[i + group][2] == owner and jobs[i + group][0] == offset \
+            and jobs[i + group][1] != SECRET:
+        group += 1
+    if group < 2:
+        return False
+    if "pick" not in env:
+        prog = st.prog
+        texts = unique([f"{prog.trigger_list[j[1]].name} of {prog.card_label(st, j[3])} first"
+                        for j in jobs[i:i + group]])
+        st.pending = {"kind": "choice", "who": owner, "target": "pick", "options": list(range(group)),
+                      "texts": texts, "prompt": "several of your abilities trigger at once: which goes first?",
+                      "optional": False}
+        return True
+    k = env.pop("pick")
+    jobs.insert(i, jobs.pop(i + k))
+    return False
+
+
+def _ask_optional(st, trig, job: list, rec: dict) -> None:
+    """An optional trigger of a card everyone can see (or of the rules, for a player): its
+    card's owner, or the player of its 'for', says yes or no."""
+    tenv = trigger_env(trig, job, rec, len(st.frames) - 1)
+    who = job[2] if trig.ability is not None else job[4]
+    st.pending = {"kind": "choice", "who": who, "target": "answer", "options": [True, False], "texts": ["yes", "no"],
+                  "prompt": trig.optional(st, tenv), "optional": False, "param": "bool"}
+
+
+def _secret_job(st, env, job: list):
+    """A player who could hold face-down cards with optional triggers that fire now: asked which
+    to use (or "no") until they say no or none is left; None when they are done."""
+    uses = job[4]
+    if "use" not in env:
+        _ask_secret(st, env, job)
         return SUSPEND
+    k = env.pop("use")
+    if k < 0 or not uses:
+        env["i"] += 1
+        return None
+    tix, card = uses.pop(k)
+    if not uses:
+        env["i"] += 1  # nothing left to ask about
+    trig = st.prog.trigger_list[tix]
+    return _run_trigger(st, trig, [job[0], tix, job[2], card, None], env["rec"])
+
+
+def _ask_secret(st, env, job: list) -> None:
+    """The same question whoever is asked and whatever they hold: the prompt names the timing
+    and the event only; the options name the player's own cards (only they see them)."""
+    prog = st.prog
+    who, uses = job[2], job[4]
+    texts = [f"use {prog.trigger_list[tix].name} of {_seen_as(st, c, who)}" for tix, c in uses] + ["no"]
+    st.pending = {"kind": "choice", "who": who, "target": "use", "options": list(range(len(uses))) + [-1],
+                  "texts": unique(texts), "optional": False,
+                  "prompt": f"abilities of face-down cards ({TIMINGS[env['t']]} {env['ev'].replace('_', ' ')})",
+                  "named": [[c] for _, c in uses] + [[]]}  # the cards each answer names (the log masks them)
+
+
+def _seen_as(st, c: int, who: int) -> str:
+    """A card as `who` knows it (a card in a zone hidden even from its owner stays unnamed)."""
+    return st.prog.card_label(st, c) if st.can_see_card(c, who) else "a face-down card"
+
+
+def _run_trigger(st, trig, job: list, rec: dict):
+    if st.cov is not None:
+        st.cov["trigger:" + trig.name] += 1
+    st.frames.append([trig.body, 0, trigger_env(trig, job, rec, len(st.frames) - 1)])
+    return SUSPEND
 
 
 # ---------------------------------------------------------------------- the response stack

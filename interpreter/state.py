@@ -392,6 +392,9 @@ class State(Observation):
         name no card)."""
         name = chosen.name
         if name == CHOICE:
+            named = self.pending.get("named")  # the engine's own choices say which cards each answer names
+            if named is not None:
+                return named[self.pending["options"].index(chosen.params[0][1])]
             kind = self.pending.get("param")
             slots = (("value", kind),) if kind in ("card", "cards", "use") else ()
         elif name == NO_RESPONSE:

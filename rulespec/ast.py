@@ -539,6 +539,7 @@ class TriggerDecl:
     body: Block
     span: Span
     timing: str = "on"  # "before", "on" or "after" the event
+    optional: Optional[StrLit] = None  # 'optional "prompt"': the body runs only if the player says yes
 
 
 @node

@@ -698,7 +698,35 @@ class Checker:
             env[t.for_var] = T.PLAYER
         if t.when is not None:
             self.expect(t.when, self.expr(t.when, env), T.BOOL, "a trigger condition")
+        if t.optional is not None:
+            self.check_optional_trigger(t, env)
         self.block(t.body, env)
+
+    def check_optional_trigger(self, t: A.TriggerDecl, env: dict) -> None:
+        """'optional "prompt"' asks someone: the card's owner, or the player of a 'for'."""
+        if t not in self.abilities and t.for_var is None:
+            self.error(t.optional.span, f"optional trigger '{t.name}' has nobody to ask: it is neither carried by a "
+                                        f"card (whose owner is asked) nor run 'for' a player",
+                       "write it inside a card's 'while in' group, or add 'for p in players' to it")
+            return
+        self.template(t.optional, env)
+        self.warn_optional_reads_self(t)
+
+    def warn_optional_reads_self(self, t: A.TriggerDecl) -> None:
+        """The engine asks everyone who could hold a face-down card with an optional trigger,
+        reading its conditions for a copy of the card: where that copy is tells nothing."""
+        ab = self.abilities.get(t)
+        if ab is None or all(self.zones.get(z.name) is None or self.zones[z.name].visibility == "public"
+                             for z in ab.group.zones):
+            return  # its card is always face up: asking its owner tells nobody anything
+        for cond in (ab.group.when, t.when):
+            where = _self_beyond_properties(cond) if cond is not None else None
+            if where is not None:
+                self.warning(where.span, f"the condition of optional trigger '{t.name}' reads where its card is: "
+                                         f"while the card is face down, every player who could hold it is asked, "
+                                         f"by reading this condition for a copy of the card",
+                             "make it depend on 'owner', the event and public facts ('self.PROPERTY' is fine)")
+                return
 
     def check_phase(self, p: A.PhaseDecl) -> None:
         for blk in (p.enter, p.after, p.exit):
@@ -1390,3 +1418,17 @@ def check_file(path) -> Model:
 
 def check_text(text: str, path: str = "<string>") -> Model:
     return check(parse_text(text, path))
+
+
+def _self_beyond_properties(e: A.Expr) -> Optional[A.Expr]:
+    """The first place expression e uses the card 'self' other than to read one of its
+    properties: where the card is, or whether it is face up, differs between its copies."""
+    if isinstance(e, A.Attr) and isinstance(e.obj, A.Name) and e.obj.name == "self":
+        return None
+    if isinstance(e, A.Name) and e.name == "self":
+        return e
+    for ch in A.children(e):
+        found = _self_beyond_properties(ch)
+        if found is not None:
+            return found
+    return None

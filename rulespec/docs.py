@@ -305,6 +305,9 @@ class Rulebook:
                 head += f", for each {words(t.for_var)} in {self.en.expr(t.for_expr)}"
             if t.when is not None:
                 head += f", if {self.en.expr(t.when)}"
+            if t.optional is not None:  # the player asked may say no
+                who = "its owner" if ab is not None else words(t.for_var)
+                head += f", {who} may (asked “{t.optional.value}”)"
             out += [_h(3, words(t.name)), _ul([head + ":", self.en.block(t.body) or ["nothing happens."]])]
         return out
 

@@ -462,9 +462,10 @@ class _ToAst(Transformer_NonRecursive):
         return str(c[0])
 
     def trigger_decl(self, meta, c):
-        name, timing, event, for_var, for_expr, when, body = c
+        name, timing, event, for_var, for_expr, when, optional, prompt, body = c
         return A.TriggerDecl(str(name), _ident(event), str(for_var) if for_var is not None else None,
-                             for_expr, when, body, _span_of_meta(meta), timing)
+                             for_expr, when, body, _span_of_meta(meta), timing,
+                             _strlit(prompt) if optional is not None else None)
 
     def _stack(self, meta, c, now: bool):
         args = {"by": None, "target": None, "with": None, "against": None}

@@ -101,6 +101,16 @@ def candidates(prog: Program, act: CAction, st, actor: int, base: dict = None) -
             f"with --max-choices)", prog.path, act.decl.span) from None
 
 
+def unfiltered_candidates(prog: Program, act: CAction, st, actor: int, base: dict = None) -> list[dict]:
+    """Every filling of the parameters, the 'where' conditions ignored (to explain an illegal move)."""
+    envs = [dict(base or {})]
+    for p in act.params:
+        envs = [{**env, p.name: v} for env in envs for v in _param_values(prog, p, st, env, actor)]
+        if len(envs) > _limit(st):
+            return []
+    return envs
+
+
 def _candidates(prog: Program, params: list, st, limit: int, who: int, base: dict) -> list[dict]:
     p = params[0]
     name, cond = p.name, p.cond

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from .actions import ability_bases, action_text, candidates, failing_precondition, failing_requirement
+from .actions import (ability_bases, action_text, candidates, failing_precondition, failing_requirement,
+                      unfiltered_candidates)
 from .compiler import player_name
 from .windows import NO_RESPONSE, responses_for
 
@@ -62,7 +63,32 @@ def explain_illegal(st, text: str) -> str:
                         msg, r = failed
                         why = msg or f"it breaks the rule 'require {_source(st, r.cond.span)}'"
                         return f"'{text}' is illegal for {who}: {why} ({prog.path}:{r.span.line})"
+            failed_where = _failing_where(st, act, text, base)
+            if failed_where is not None:
+                return f"'{text}' is illegal for {who}: {failed_where}"
     return _not_legal(st, text, who, where)
+
+
+def _failing_where(st, act, text: str, base) -> Optional[str]:
+    """The 'where' condition of a choice that the text's filling breaks, said with its source."""
+    prog = st.prog
+    for env in unfiltered_candidates(prog, act, st, st.active, base):
+        if action_text(prog, act, st, env) != text:
+            continue
+        for p in act.params:
+            if p.cond is not None and not p.cond(st, env):
+                decl = next(d for d in act.decl.params if d.name == p.name)
+                return (f"{p.name} = {_shown(st, p, env[p.name])} breaks 'where {_source(st, decl.cond.span)}' "
+                        f"({prog.path}:{decl.cond.span.line})")
+    return None
+
+
+def _shown(st, p, v) -> str:
+    if p.kind == "player":
+        return player_name(v)
+    if p.kind == "card" and isinstance(v, int):
+        return st.prog.card_label(st, v)
+    return str(v)
 
 
 def _not_legal(st, text: str, who: str, where: str) -> str:

@@ -52,16 +52,21 @@ position
                                    order; every play has at least one card
     rest: aside         where every card not placed goes (default: the zone
                         cards start in); an ordinary zone, not kept.  Only used
-                        if zones or plays are given.
+                        if zones or plays are given.  'rest: stay': every card
+                        not placed stays in its zone (below the cards placed
+                        there), e.g. the draw pile keeps its other cards.
     keep: [box]         a zone or a list of zones left exactly as they are; their
                         cards are not available for placing.  Only with zones or plays.
     vars:               variables by name.  A per-player variable takes a list
-      points: [10, 3, 4]           of n values or a mapping {P1: 10} that sets
-      holder: P2                   only some players.  Values by type: int, bool
+      points: [10, 3, 4]           of n values, a mapping {P1: 10} that sets
+      holder: P2                   only some players, or one plain value for
+                                   every player.  Values by type: int, bool
                                    (true/false), player (P1..Pn or nobody),
                                    card (a name, or none), an enum member's name,
                                    text, a list of these ([] for none), a play
                                    ([player, [cards]]).
+    revealed: [Cao Cao] cards shown to everyone wherever they lie (as the
+                        statement 'reveal CARDS' shows them); replaces the list.
     stack:              the response stack, bottom entry first; each entry
       - {effect: bolt, by: P1, target: P2, cards: [Bolt], fields: {damage: 4}}
                         (cards by name, not moved; 'cancelled: true' marks it
@@ -166,7 +171,9 @@ from .state import CHECK, ENTER
 __all__ = ["Scenario", "ScenarioError", "collect_files", "load_file", "run_file", "run_paths", "run_scenario"]
 
 TOP_KEYS = ("rules", "name", "doc", "players", "seed", "options", "check_invariants", "position", "steps")
-POSITION_KEYS = ("phase", "enter", "active", "zones", "plays", "rest", "keep", "vars", "stack", "check_invariants")
+REST_STAYS = "stay"  # 'rest: stay': the cards not placed stay where they are
+POSITION_KEYS = ("phase", "enter", "active", "zones", "plays", "rest", "keep", "vars", "revealed", "stack",
+                 "check_invariants")
 STACK_ENTRY_KEYS = ("effect", "by", "target", "cards", "fields", "cancelled")
 STEP_KEYS = ("play", "illegal", "legal", "legal_exactly", "legal_count", "position", "expect", "check", "finish")
 STEP_EXTRA_KEYS = ("because", "note")  # allowed next to the step's one key
@@ -529,8 +536,11 @@ class _Terms:
         return info, self.st.prog.var_index[key]
 
     def per_player(self, node: yaml.Node, what: str, convert: Callable) -> dict:
-        """{player: convert(value node, player)} from a list of n values or a mapping {P1: value}."""
+        """{player: convert(value node, player)} from a list of n values, a mapping {P1: value},
+        or one plain value for every player."""
         n = self.st.n
+        if isinstance(node, yaml.ScalarNode) and not self.read.is_null(node, what):
+            return {p: convert(node, p) for p in range(n)}
         if isinstance(node, yaml.SequenceNode):
             if len(node.value) != n:
                 self.fail(node, f"{what}: a list needs one value per player ({n}), not {len(node.value)}")
@@ -541,7 +551,7 @@ class _Terms:
                 p = self.player(knode, f"a key in {what}")
                 out[p] = convert(v, p)
             return out
-        self.fail(node, f"{what}: give a list of {n} values or a mapping like {{P1: ...}}")
+        self.fail(node, f"{what}: give a list of {n} values, a mapping like {{P1: ...}} or one value for all")
 
 
 class _Positions:
@@ -573,6 +583,8 @@ class _Positions:
             self.fail(items[key][0], f"'{key}' only applies when the position gives zones or plays")
         if "vars" in items:
             self.set_vars(items["vars"][1])
+        if "revealed" in items:
+            self.set_revealed(items["revealed"][1])
         if "active" in items:
             st.active = self.terms.player(items["active"][1], "active")
         st.frames, st.pending = [], None  # a position starts afresh: no block is half run
@@ -604,6 +616,18 @@ class _Positions:
                     st.vars[i][p] = x
             else:
                 st.vars[i] = terms.value(v, info.type, what)
+
+    def set_revealed(self, node: yaml.Node):
+        """revealed: the cards shown to everyone wherever they lie (as 'reveal CARDS' shows them),
+        by name or label; the list replaces the cards shown before."""
+        st, terms = self.session.st, self.terms
+        shown: list = []
+        for name, cn in terms.card_list(node, "revealed"):
+            try:
+                shown.append(terms.card_id(name, shown))
+            except KeyError:
+                self.fail(cn, f"revealed: no other '{name}' card to show")
+        st.shown = shown
 
     def set_stack(self, node: yaml.Node):
         """stack: entries bottom first, each {effect, by, target, cards, fields, cancelled}; the
@@ -718,7 +742,12 @@ class _Positions:
         zones = [list(z) if zi in keep else [] for zi, z in enumerate(st.zones)]
         for zi, cs in new_zones.items():
             zones[zi] = cs
-        zones[rest] = zones[rest] + [c for c in range(n_cards) if c not in placed and st.where[c] not in keep]
+        if rest is None:  # 'rest: stay': every card not placed stays in its zone, below the cards placed there
+            for zi, z in enumerate(st.zones):
+                if zi not in keep:
+                    zones[zi] = [c for c in z if c not in placed] + zones[zi]
+        else:
+            zones[rest] = zones[rest] + [c for c in range(n_cards) if c not in placed and st.where[c] not in keep]
         st.zones = zones
         st.where = [0] * n_cards
         for zi, z in enumerate(zones):
@@ -728,11 +757,14 @@ class _Positions:
         st.plays.update(new_plays)
         assert sum(len(z) for z in zones) == n_cards
 
-    def rest_zone(self, items: dict, keep: set) -> int:
-        """Where the cards not placed go: 'rest:', or the zone the game's cards start in."""
+    def rest_zone(self, items: dict, keep: set) -> Optional[int]:
+        """Where the cards not placed go: 'rest:', or the zone the game's cards start in; None
+        for 'rest: stay' (they stay where they are)."""
         prog = self.session.st.prog
         if "rest" in items:
             rnode = items["rest"][1]
+            if self.read.text(rnode, "rest") == REST_STAYS and REST_STAYS not in prog.zone_base:
+                return None
             rest = self.terms.slot(self.read.text(rnode, "rest"), rnode)
         else:
             start = self.session.st.game.model.cards_start

@@ -39,7 +39,11 @@ def test_the_explanation_belongs_to_the_action_the_text_is_from():
     # action -- and never plain's "only late in the game", although "play {c}" starts alike
     with pytest.raises(IllegalActionError) as e:
         st.apply("play A on P2")
-    assert "only late in the game" not in str(e.value) and "not a legal action" in str(e.value)
+    assert "only late in the game" not in str(e.value)
+    # the choice's 'where' that the filling breaks is named, with its source
+    assert "c = A breaks 'where c.v == 1'" in str(e.value)
+    with pytest.raises(IllegalActionError, match="t = P1 breaks 'where t != active'"):
+        st.apply("play B on P1")
     with pytest.raises(IllegalActionError, match="only late in the game"):
         st.apply("play A")
     st.apply("play B on P2")

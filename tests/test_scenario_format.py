@@ -345,3 +345,28 @@ position:
     hand[P1]: [Strike s8]
 """, "unknown.yaml")
     assert "unknown card 'Strike s8'" in str(error_of(unknown))
+
+
+def test_rest_stay_revealed_cards_and_one_value_for_every_player(tmp_path):
+    """'rest: stay' leaves the cards not placed where they are (here: the deck the setup
+    filled); 'revealed' shows a card to everyone wherever it is; a per-player variable may be
+    given one value for all."""
+    case = write(tmp_path, f"""\
+rules: {ABILITY_LAB}
+players: 3
+position:
+  zones:
+    hand[P1]: [Strike s7, Dodge d2]
+  rest: stay
+  revealed: [Strike s7]
+  vars: {{life: 2}}
+steps:
+  - expect:
+      vars: {{life: [2, 2, 2]}}
+      counts: {{deck: 6, box: 5, "hand[P1]": 2}}
+""")
+    st = run(case)
+    obs = st.observation(1)["zones"]["hand[P1]"]
+    assert obs == {"count": 2, "shown": ["Strike s7"]}
+    moved = write(tmp_path, case.read_text().replace("rest: stay", "rest: box"), "moved.yaml")
+    assert "count of deck: expected 6, got 0" in str(error_of(moved))

@@ -65,7 +65,7 @@ def explain_illegal(st, text: str) -> str:
                         return f"'{text}' is illegal for {who}: {why} ({prog.path}:{r.span.line})"
             failed_where = _failing_where(st, act, text, base)
             if failed_where is not None:
-                return f"'{text}' is illegal for {who}: {failed_where}"
+                return _not_legal(st, text, who, where, failed_where)
     return _not_legal(st, text, who, where)
 
 
@@ -91,10 +91,10 @@ def _shown(st, p, v) -> str:
     return str(v)
 
 
-def _not_legal(st, text: str, who: str, where: str) -> str:
+def _not_legal(st, text: str, who: str, where: str, why: str = "") -> str:
     legal = st.legal_action_strings()
     shown = ", ".join(f"'{a}'" for a in legal[:8]) + (", ..." if len(legal) > 8 else "")
-    return f"'{text}' is not a legal action for {who} {where}; legal now: {shown}"
+    return f"'{text}' is not a legal action for {who} {where}{': ' + why if why else ''}; legal now: {shown}"
 
 
 def _phase_requires(st, ph):

@@ -333,7 +333,8 @@ def test_random_games_round_trip_and_replay(lab, trig):
     ("cast", r"'cast' cannot be taken in the response window of 'spell' \(allowed here: counter, no response\)"),
     ("bolt P1", r"'bolt P1' is not a legal action for P2 in the response window of 'spell'"),
     ("shield Shield", r"'shield' cannot be taken in the response window of 'spell'"),
-    ("counter Shield", r"is not a legal action for P2 in the response window of 'spell'; "
+    ("counter Shield", r"is not a legal action for P2 in the response window of 'spell': "
+                       r"c = Shield breaks 'where c.name == \"Counter\"' \(.*stack_lab.rules:\d+\); "
                        r"legal now: 'counter Counter', 'no response'"),
 ])
 def test_illegal_actions_in_a_window_change_nothing(lab, text, pattern):

@@ -573,7 +573,11 @@ class _Gen:
             return f"({self.expr(e.left)} {op} {self.expr(e.right)})"
         if op == "in":
             return f"({self.expr(e.left)} in {self.expr(e.right, 'iter')})"
-        lists = T.is_list(self.type_of(e.left)) or T.is_list(self.type_of(e.right))
+        lt, rt = self.type_of(e.left), self.type_of(e.right)
+        if op in ("==", "!=") and lt.name == "zone" and rt.name == "zone":
+            # two zones are the same zone or not ('source == hand[p]'), whatever cards they hold
+            return f"({self.expr(e.left)} {op} {self.expr(e.right)})"
+        lists = T.is_list(lt) or T.is_list(rt)
         a, b = self.expr(e.left, "view" if lists else "value"), self.expr(e.right, "view" if lists else "value")
         if op in ("==", "!=") and isinstance(e.right, A.NoneLit):
             return f"({a} {'is' if op == '==' else 'is not'} None)"

@@ -121,3 +121,31 @@ def test_the_engines_own_events_count_in_rule_coverage(lab):
     st = lab.new_state(players=3, seed=1, coverage=cov)
     st.apply("drop_all")
     assert cov["event:moved"] >= 1 and cov["trigger:empty_hand"] == 1
+
+
+def test_two_zones_compare_as_zones_not_as_their_cards():
+    """'source == gear[p]' asks which zone the cards left, not whether two zones hold the same
+    cards: two empty zones are not the same zone (a 'moved' trigger fired for every empty
+    zone before)."""
+    from interpreter import load_text
+    src = '''game "Z" { players 2..2 start go cards start in deck }
+card "A" { copies: 2 }
+zone deck: pile hidden
+zone hand[player]: set owner
+zone gear[player]: set public
+var hits: int = 0
+var same: bool = true
+var own: bool = false
+trigger left_gear after moved for p in players when source == gear[p] { hits += 1 }
+phase go {
+  enter {
+    same = hand[active] == gear[active]
+    own = hand[active] != hand[next_player(active)] and deck == deck
+    move deck to hand[active]
+    end game
+  }
+}
+'''
+    st = load_text(src).new_state(players=2)
+    names = ["hits", "same", "own"]
+    assert {n: st.vars[st.prog.var_index[n]] for n in names} == {"hits": 0, "same": False, "own": True}

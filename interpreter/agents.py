@@ -40,6 +40,23 @@ class ScriptedAgent:
         return a
 
 
+def _at_start(state) -> set:
+    """The variables still at a blank starting value for every player (no, 0, none, nothing):
+    flags and counters nothing has touched yet.  Starting values that say something (10 points
+    each) are shown."""
+    out = set()
+    for i, (info, f) in enumerate(state.prog.var_defaults):
+        try:
+            start = f(state, {}) if f is not None else None
+        except Exception:  # a starting value that reads the state: always shown
+            continue
+        value = state.vars[i]
+        values = value if info.per_player else [value]
+        if f is not None and start in (False, 0, None, "", []) and all(v == start for v in values):
+            out.add(info.name)
+    return out
+
+
 class HumanAgent:
     """Shows the player's own view and numbered legal actions; reads a number or an action's text."""
 
@@ -69,7 +86,10 @@ class HumanAgent:
         elif decision.get("kind") == "response":
             out.write(f"  you may respond to: {decision.get('to')}\n")
         types = {info.name: info for info, _ in state.prog.var_defaults}
+        quiet = _at_start(state)
         for name, value in obs["vars"].items():
+            if name in quiet:  # still at its starting value: nothing to read yet
+                continue
             info = types.get(name)
             if info is not None and info.per_player and isinstance(value, list):
                 shown = ", ".join(f"{player_name(p)} {_show(state, info.type, v)}" for p, v in enumerate(value))

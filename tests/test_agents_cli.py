@@ -299,3 +299,19 @@ def test_bench_reports_a_stuck_game(tmp_path):
     assert r.returncode == 1
     assert "Traceback" not in r.stderr
     assert r.stderr.strip() == "rulespec bench: error: the game with seed 0 is stuck: no legal action in phase 'a'"
+
+
+def test_human_view_leaves_out_variables_nothing_has_touched():
+    """Flags and counters still at a blank starting value (no, 0, none) are not listed; a
+    variable that changed, or starts with something to say, is."""
+    import interpreter
+    sgs = interpreter.load(str(Path(__file__).resolve().parent.parent / "games" / "sanguosha.rules"))
+    st = sgs.new_state(players=4, seed=2)
+    while st.phase == "setup":
+        st.apply(st.legal_actions()[0])
+    out = io.StringIO()
+    HumanAgent(stdin=io.StringIO("1\n"), stdout=out).choose(st, st.current_player)
+    text = out.getvalue()
+    assert re.search(r"  health: P1 \d, P2 \d, P3 \d, P4 \d\n", text)
+    assert "  side: P1 unrevealed" in text      # an enum's first value says something
+    assert "bonus_taken" not in text and "chained" not in text and "wine_on" not in text

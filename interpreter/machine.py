@@ -169,6 +169,13 @@ def _ask_secret(st, env, job: list) -> None:
                   "named": [[c] for _, c in uses] + [[]]}  # the cards each answer names (the log masks them)
 
 
+def idle_secret_ask(st) -> bool:
+    """Is the engine asking a player about abilities of face-down cards they do not hold (the
+    only answer is "no")?  Scenarios may answer such asks for themselves."""
+    p = st.pending
+    return p is not None and p.get("target") == "use" and "named" in p and p["options"] == [-1]
+
+
 def _seen_as(st, c: int, who: int) -> str:
     """A card as `who` knows it (a card in a zone hidden even from its owner stays unnamed)."""
     return st.prog.card_label(st, c) if st.can_see_card(c, who) else "a face-down card"

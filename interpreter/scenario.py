@@ -18,6 +18,7 @@ Top-level keys
     seed: 1                              default: 0
     options: {bidding: true}             game options by name, as ``--option NAME=VALUE``
     check_invariants: false              default true: see "Invariants" below
+    face_down_asks: decline              default ask: see "Face-down asks" below
     position: {...}                      optional; see "position"
     steps: [...]                         optional; see "steps"
 
@@ -88,6 +89,17 @@ Invariants
     impossible position is a bug in the scenario.  Give ``check_invariants:
     false`` (to the scenario or to one position), with a comment saying why,
     only for a position that is meant to be partial.
+
+Face-down asks
+    An optional trigger of a face-down card asks every player who could hold
+    such a card, whether or not they do ("abilities of face-down cards ...",
+    answered "no"), so that being asked gives nothing away.  With many such
+    cards in a game these asks are everywhere.  ``face_down_asks: decline``
+    answers "no" for the scenario wherever a player is asked and holds no card
+    that fires (the only answer is "no"), before every step but ``position``
+    and before each action of a ``play`` step: the steps never see such an
+    ask.  Asks where the player does hold such a card are
+    never answered for them.
 
 steps
     A list; each step is a mapping with exactly one of these keys, plus
@@ -166,11 +178,13 @@ from rulespec.diagnostics import RulesError, did_you_mean
 
 from .compiler import player_name
 from .errors import EngineError, IllegalActionError
+from .machine import idle_secret_ask
 from .state import CHECK, ENTER
 
 __all__ = ["Scenario", "ScenarioError", "collect_files", "load_file", "run_file", "run_paths", "run_scenario"]
 
-TOP_KEYS = ("rules", "name", "doc", "players", "seed", "options", "check_invariants", "position", "steps")
+TOP_KEYS = ("rules", "name", "doc", "players", "seed", "options", "check_invariants", "face_down_asks", "position",
+            "steps")
 REST_STAYS = "stay"  # 'rest: stay': the cards not placed stay where they are
 POSITION_KEYS = ("phase", "enter", "active", "zones", "plays", "rest", "keep", "vars", "revealed", "stack",
                  "check_invariants")
@@ -294,6 +308,7 @@ class _Session:
     log_mark: int = 0                 # log_contains / log_lacks read the log from here
     positioned: bool = False          # a position was set: the history alone no longer replays the game
     check_invariants: bool = True     # the scenario's default for its positions
+    decline_idle_asks: bool = False   # 'face_down_asks: decline'
 
 
 class _Reader:
@@ -799,6 +814,8 @@ class _Steps:
             self.fail(node, "a step needs exactly one of: " + ", ".join(STEP_KEYS)
                       + (f" (this one has {', '.join(k for k, _, _ in main)})" if main else ""))
         key, knode, v = main[0]
+        if key not in ("position", "play"):
+            self.decline_idle_asks()
         if "because" in extra and key != "illegal":
             self.fail(extra["because"][0], "'because' goes with an 'illegal' step")
         if key == "play":
@@ -843,11 +860,19 @@ class _Steps:
         return found
 
     def play(self, node: yaml.Node):
+        self.decline_idle_asks()
         action = self.resolve(node)
         try:
             self.st.apply(action)
         except EngineError as e:
             self.fail(node, f"'{action}': {e}")
+
+    def decline_idle_asks(self):
+        """'face_down_asks: decline': answer "no" for every player asked about abilities of
+        face-down cards they do not hold."""
+        if self.session.decline_idle_asks:
+            while idle_secret_ask(self.st):
+                self.st.apply("no")
 
     def illegal(self, node: yaml.Node, because: Optional[str]):
         text = self.action_text(node)
@@ -1144,6 +1169,12 @@ class _Runner:
         session.game = self.load_rules(items["rules"][1])
         if "check_invariants" in items:
             session.check_invariants = read.boolean(items["check_invariants"][1], "check_invariants")
+        if "face_down_asks" in items:
+            fnode = items["face_down_asks"][1]
+            mode = read.text(fnode, "face_down_asks")
+            if mode not in ("ask", "decline"):
+                read.fail(fnode, f"face_down_asks is 'ask' (the default) or 'decline', not '{mode}'")
+            session.decline_idle_asks = mode == "decline"
         session.st = self.start_game(items)
         if "position" in items:
             self.positions.set(items["position"][1])

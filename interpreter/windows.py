@@ -68,8 +68,8 @@ def could_respond_unseen(st, names: list, p: int) -> bool:
     for name in names:
         act = prog.actions[name]
         if act.ability is not None:
-            if any(_hidden_from_others(st, zi, p) and st.zones[zi] for zi in act.ability.slots
-                   if prog.slots[zi].owner == p):
+            if any(_face_down_to_others(st, c, p) for zi in act.ability.slots
+                   if prog.slots[zi].owner == p for c in st.zones[zi]):
                 return True
             continue
         if act.ready is not None and not act.ready(st, {}):
@@ -78,7 +78,7 @@ def could_respond_unseen(st, names: list, p: int) -> bool:
             if cp.kind not in ("card", "cards", "use"):
                 continue
             for c, zi in cp.domain(st, {}):
-                if _hidden_from_others(st, zi, p):
+                if _face_down_to_others(st, c, p):
                     return True
             if cp.kind == "use":
                 for conv in prog.conversions_to.get(cp.role, ()):
@@ -87,5 +87,7 @@ def could_respond_unseen(st, names: list, p: int) -> bool:
     return False
 
 
-def _hidden_from_others(st, zi: int, p: int) -> bool:
-    return st.can_see(zi, p) and any(not st.can_see(zi, q) for q in range(st.n) if q != p)
+def _face_down_to_others(st, c: int, p: int) -> bool:
+    """Does p see card c while some other player does not?  (A card revealed to everyone, say a
+    face-up general in a zone hidden from others, gives nothing away.)"""
+    return st.can_see_card(c, p) and any(not st.can_see_card(c, q) for q in range(st.n) if q != p)

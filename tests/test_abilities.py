@@ -166,6 +166,20 @@ def test_a_player_with_a_hidden_card_that_could_answer_is_asked(lab):
     assert not st.in_window()
 
 
+def test_a_player_whose_card_is_revealed_is_asked_only_if_they_can_answer(lab):
+    # the same Oath, shown to everyone: everybody knows P2 cannot parry without a Rock, and P2's
+    # hand is empty, so nothing is hidden and nobody is asked
+    st = new(lab, 3, ("Strike s7", "hand[P1]"), ("Oath c11", "generals[P2]"))
+    st.shown.append(card(st, "Oath c11"))
+    st.apply("strike P2 with Strike s7")
+    assert not st.in_window()
+    # with a Rock in hand (hidden from the others) P2 is asked again, and may parry
+    st = new(lab, 3, ("Strike s7", "hand[P1]"), ("Oath c11", "generals[P2]"), ("Rock c9", "hand[P2]"))
+    st.shown.append(card(st, "Oath c11"))
+    st.apply("strike P2 with Strike s7")
+    assert st.in_window() and st.current_player == 1 and "parry with Rock c9" in st.legal_action_strings()
+
+
 # ---------------------------------------------------------------------- abilities as actions
 def test_an_action_a_card_gives_only_while_it_is_in_its_zone(lab):
     st = new(lab, 3, ("Rock c9", "hand[P1]"), ("Oath c11", "hand[P1]"))

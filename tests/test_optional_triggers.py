@@ -328,3 +328,42 @@ def test_a_scenario_answers_the_secret_question(tmp_path, hero, legal):
     path.write_text(SCENARIO.format(rules=LAB, hero=hero, legal=legal))
     for sc in load_file(path):
         run_scenario(sc)
+
+
+DECLINING = """\
+rules: {rules}
+name: face_down_asks decline answers the idle asks only
+players: 3
+face_down_asks: {mode}
+position:
+  zones:
+    hero[P1]: [Healer]
+    hero[P2]: [{hero}]
+    hero[P3]: [Peasant]
+  rest: pool
+steps:
+  - play: hit P2
+  - expect: {{active: {active}}}
+"""
+
+
+@pytest.mark.parametrize("hero, mode, active", [
+    ("Peasant", "decline", "P2"),   # P2 holds nothing that fires: answered "no"; P2 acts in the play phase
+    ("Twin", "decline", "P2"),      # P2 holds the Twin: the ask stays, for the scenario to answer
+    ("Peasant", "ask", "P2"),       # by default the scenario sees every ask
+])
+def test_face_down_asks_decline_answers_only_asks_with_nothing_to_use(tmp_path, hero, mode, active):
+    from interpreter.scenario import load_file, run_scenario
+    path = tmp_path / "decline.yaml"
+    path.write_text(DECLINING.format(rules=LAB, hero=hero, mode=mode, active=active))
+    st = run_scenario(load_file(path)[0])
+    asked = st.pending is not None and "abilities of face-down cards" in st.pending.get("prompt", "")
+    assert asked == (mode == "ask" or hero == "Twin")
+
+
+def test_face_down_asks_takes_ask_or_decline(tmp_path):
+    from interpreter.scenario import ScenarioError, load_file, run_scenario
+    path = tmp_path / "bad.yaml"
+    path.write_text(DECLINING.format(rules=LAB, hero="Peasant", mode="sometimes", active="P2"))
+    with pytest.raises(ScenarioError, match="face_down_asks is 'ask' .* or 'decline', not 'sometimes'"):
+        run_scenario(load_file(path)[0])

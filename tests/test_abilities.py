@@ -166,6 +166,24 @@ def test_a_player_with_a_hidden_card_that_could_answer_is_asked(lab):
     assert not st.in_window()
 
 
+def test_a_face_down_card_asks_its_owner_only_where_such_a_card_could_answer(lab):
+    # the last stand answers only its owner's own dying: were P3's face-down general an Oath, P3
+    # still could not answer P2's dying, so P3 is not asked (and nobody learns anything) ...
+    st = new(lab, 3, ("Strike s7", "hand[P1]"), ("Oath c11", "generals[P3]"))
+    var(st, "life")[1] = 1
+    st.apply("strike P2 with Strike s7")         # P2 holds nothing: no window for the strike either
+    assert not st.in_window() and var(st, "life")[1] == 0
+    # ... but when P3 is dying, P3 is asked whatever their general is
+    for general in ("Oath c11", "Rock c9"):
+        st = new(lab, 3, ("Strike s7", "hand[P1]"), (general, "generals[P3]"))
+        var(st, "life")[2] = 1
+        st.apply("strike P3 with Strike s7")
+        assert st.in_window() and st.current_player == 2
+        st.apply("no response")                  # the strike itself
+        assert st.in_window() and st.current_player == 2, general   # P3's own dying
+        assert st.legal_action_strings() == (["last stand", "no response"] if general == "Oath c11" else ["no response"])
+
+
 def test_a_player_whose_card_is_revealed_is_asked_only_if_they_can_answer(lab):
     # the same Oath, shown to everyone: everybody knows P2 cannot parry without a Rock, and P2's
     # hand is empty, so nothing is hidden and nobody is asked

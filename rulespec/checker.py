@@ -720,7 +720,7 @@ class Checker:
                              for z in ab.group.zones):
             return  # its card is always face up: asking its owner tells nobody anything
         for cond in (ab.group.when, t.when):
-            where = _self_beyond_properties(cond) if cond is not None else None
+            where = _self_beyond_properties(cond, self.defs, set(self.vars)) if cond is not None else None
             if where is not None:
                 self.warning(where.span, f"the condition of optional trigger '{t.name}' reads where its card is: "
                                          f"while the card is face down, every player who could hold it is asked, "
@@ -1420,11 +1420,38 @@ def check_text(text: str, path: str = "<string>") -> Model:
     return check(parse_text(text, path))
 
 
-def _self_beyond_properties(e: A.Expr) -> Optional[A.Expr]:
-    """The first place expression e uses the card 'self' other than to read one of its
-    properties: where the card is, or whether it is face up, differs between its copies."""
-    if isinstance(e, A.Attr) and isinstance(e.obj, A.Name) and e.obj.name == "self":
+def _self_beyond_properties(e: A.Expr, defs: dict, var_names: set, me: str = "self",
+                            seen: frozenset = frozenset()) -> Optional[A.Expr]:
+    """The first place expression e uses the card 'self' (or, inside a def, the parameter it was
+    passed to) other than in a public way: reading one of its properties, whether it is face up
+    (`revealed(self)`), or whether a variable's list holds it (`self in banned`).  Where the card
+    is differs between its copies and is hidden."""
+    if isinstance(e, A.Attr) and isinstance(e.obj, A.Name) and e.obj.name == me:
         return None
+    if isinstance(e, A.Name) and e.name == me:
+        return e
+    if isinstance(e, A.Call) and e.func == "revealed" and len(e.args) == 1 \
+            and isinstance(e.args[0], A.Name) and e.args[0].name == me:
+        return None
+    if isinstance(e, A.BinOp) and e.op == "in" and isinstance(e.left, A.Name) and e.left.name == me \
+            and isinstance(e.right, A.Name) and e.right.name in var_names:
+        return None
+    if isinstance(e, A.Call) and e.func in defs and e.func not in seen:
+        d = defs[e.func]
+        for arg, param in zip(e.args, d.params):
+            if isinstance(arg, A.Name) and arg.name == me:
+                if _self_beyond_properties(d.body, defs, var_names, param.name, seen | {e.func}) is not None:
+                    return arg
+            else:
+                found = _self_beyond_properties(arg, defs, var_names, me, seen)
+                if found is not None:
+                    return found
+        return None
+    for ch in A.children(e):
+        found = _self_beyond_properties(ch, defs, var_names, me, seen)
+        if found is not None:
+            return found
+    return None
     if isinstance(e, A.Name) and e.name == "self":
         return e
     for ch in A.children(e):

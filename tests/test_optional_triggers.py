@@ -254,9 +254,28 @@ def test_an_optional_trigger_with_nobody_to_ask_is_an_error():
 
 def test_the_checker_warns_when_a_hidden_card_s_optional_condition_reads_where_it_is():
     text = Path(LAB).read_text().replace("when target == owner and life[owner] <= 3",
-                                         "when target == owner and not revealed(self)")
+                                         "when target == owner and self in hero[owner]")
     warnings = [d for d in check_text(text, "lab.rules").warnings if "reads where its card is" in d.message]
     assert len(warnings) == 1 and "optional trigger 'mend'" in warnings[0].message
+    # ... also through a def the card is passed to
+    text = Path(LAB).read_text().replace("when target == owner and life[owner] <= 3",
+                                         "when target == owner and kept(self, owner)") \
+        + "\ndef kept(c: card, p: player): bool = c in hero[p]\n"
+    warnings = [d for d in check_text(text, "lab.rules").warnings if "reads where its card is" in d.message]
+    assert len(warnings) == 1 and "optional trigger 'mend'" in warnings[0].message
+
+
+@pytest.mark.parametrize("cond, extra", [
+    ("not revealed(self)", ""),                                   # whether a card is face up is public
+    ("not (self in banned)", "var banned: list[card] = []\n"),     # so is a variable's list
+    ("usable(self, owner)", "var banned: list[card] = []\n"
+     "def usable(c: card, p: player): bool = if revealed(c) then not (c in banned) else life[p] > 1\n"),
+])
+def test_public_facts_about_a_hidden_card_do_not_warn(cond, extra):
+    text = Path(LAB).read_text().replace("when target == owner and life[owner] <= 3",
+                                         f"when target == owner and {cond}") + "\n" + extra
+    result = check_text(text, "lab.rules")
+    assert not [d for d in result.warnings if "reads where its card is" in d.message]
 
 
 def test_the_rulebook_says_may():

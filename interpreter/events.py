@@ -2,7 +2,8 @@
 
 An emitted event is one record (its parameters and ``prevented``) that passes through three
 timings, ``before``, ``on`` and ``after``.  At the start of each timing the triggers of that
-timing whose conditions hold are listed (conditions are read then, before any of them runs);
+timing whose conditions hold are listed (conditions are read then, before any of them runs;
+an optional trigger's again as its question comes, machine._still_holds);
 each then runs with the record's fields as locals, sees what earlier triggers changed, and
 writes back what it changes (blocks.trigger_epilogue).  ``prevent`` stops the event: no later
 trigger runs, in any timing, and the emitter reads ``prevented``.

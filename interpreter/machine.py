@@ -98,6 +98,9 @@ def _job(st, env, jobs: list, i: int):
     trig = st.prog.trigger_list[job[1]]
     if trig.optional is not None:
         if "answer" not in env:
+            if not _still_holds(st, trig, job, env["rec"]):
+                env["i"] = i + 1  # an earlier trigger of this timing changed things: no question left
+                return None
             _ask_optional(st, trig, job, env["rec"])
             return SUSPEND
         if not env.pop("answer"):
@@ -130,6 +133,16 @@ def _ask_order(st, env, jobs: list, i: int) -> bool:
     return False
 
 
+def _still_holds(st, trig, job: list, rec: dict) -> bool:
+    """An optional trigger's conditions, read again as its question comes (they were read when the
+    timing started; an earlier trigger may have ended what it asks about, say its owner's life)."""
+    tenv = trigger_env(trig, job, rec, len(st.frames) - 1)
+    ab = trig.ability
+    if ab is not None and ab.when is not None and not ab.when(st, tenv):
+        return False
+    return trig.when is None or trig.when(st, tenv)
+
+
 def _ask_optional(st, trig, job: list, rec: dict) -> None:
     """An optional trigger of a card everyone can see (or of the rules, for a player): its
     card's owner, or the player of its 'for', says yes or no."""
@@ -144,6 +157,11 @@ def _secret_job(st, env, job: list):
     to use (or "no") until they say no or none is left; None when they are done."""
     uses = job[4]
     if "use" not in env:
+        if env.get("secret_asked") != env["i"]:  # the first question of this job
+            if not _still_face_down(st, env, job):
+                env["i"] += 1  # meanwhile their face-down cards were all revealed (say, at their death)
+                return None
+            env["secret_asked"] = env["i"]
         _ask_secret(st, env, job)
         return SUSPEND
     k = env.pop("use")
@@ -155,6 +173,19 @@ def _secret_job(st, env, job: list):
         env["i"] += 1  # nothing left to ask about
     trig = st.prog.trigger_list[tix]
     return _run_trigger(st, trig, [job[0], tix, job[2], card, None], env["rec"])
+
+
+def _still_face_down(st, env, job: list) -> bool:
+    """Does the player of a secret job still hold a face-down card where one of this timing's
+    optional triggers works?  (Jobs are listed when the timing starts; an earlier trigger may have
+    revealed their cards since.)  Public facts only, like events.secret_candidates."""
+    p, slots, zones = job[2], st.prog.slots, st.zones
+    job[4] = [u for u in job[4] if not st.is_revealed(u[1]) and slots[st.where[u[1]]].owner == p]
+    for t in st.prog.secret_at.get((env["ev"], TIMINGS[env["t"]]), ()):
+        for zi in t.ability.slots:
+            if slots[zi].owner == p and any(not st.is_revealed(c) for c in zones[zi]):
+                return True
+    return False
 
 
 def _ask_secret(st, env, job: list) -> None:

@@ -386,3 +386,29 @@ def test_face_down_asks_takes_ask_or_decline(tmp_path):
     path.write_text(DECLINING.format(rules=LAB, hero="Peasant", mode="sometimes", active="P2"))
     with pytest.raises(ScenarioError, match="face_down_asks is 'ask' .* or 'decline', not 'sometimes'"):
         run_scenario(load_file(path)[0])
+
+
+def test_a_player_whose_face_down_cards_were_revealed_meanwhile_is_not_asked():
+    """Secret jobs are listed as the timing starts; when an earlier trigger of the same timing
+    reveals the player's face-down cards (as a death reveals a dead player's generals), nothing
+    face down is left to ask about: the player is not asked."""
+    from interpreter.game import load_text
+    text = Path(LAB).read_text() + '''
+card "Herald" {
+  while in banner {
+    trigger unmask after hurt when target == owner { reveal hero[owner] }
+  }
+} "Face up: when you are hurt, your hero is shown to everyone."
+'''
+    game = load_text(text, "herald.rules")
+    for heralded in (False, True):
+        st = new(game, {"P2": "Twin"}, banner=False)
+        if heralded:
+            pool, names = zone(st, "pool"), st.prog.card_names
+            herald = next(c for c in st.zones[pool] if names[c] == "Herald")
+            st.move_cards([herald], zone(st, "banner[P2]"), False)
+        st.apply("hit P2")
+        asked = st.pending is not None and st.pending.get("prompt") == SECRET_PROMPT
+        assert asked == (not heralded)
+        if heralded:
+            assert st.is_revealed(next(c for c in st.zones[zone(st, "hero[P2]")])) and st.current_player == 1

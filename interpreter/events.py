@@ -78,15 +78,19 @@ def secret_candidates(st, optional: list, base: dict) -> set:
     would it fire?").  Only who they are and what is public decides it, never which card."""
     slots, zones, n = st.prog.slots, st.zones, st.n
     out: set = set()
+    holders: dict = {}  # the zones of an ability -> the players with a face-down card there (shared by many triggers)
     for t in optional:
         ab = t.ability
-        for zi in ab.slots:
-            p = slots[zi].owner
-            if p is None or p >= n or p in out:
-                continue
-            if all(st.is_revealed(c) for c in zones[zi]):
-                continue  # no face-down card there (or no card at all)
-            if would_fire(st, t, p, base):
+        players = holders.get(ab.slots)
+        if players is None:
+            players = []
+            for zi in ab.slots:
+                p = slots[zi].owner
+                if p is not None and p < n and p not in players and not all(st.is_revealed(c) for c in zones[zi]):
+                    players.append(p)
+            holders[ab.slots] = players
+        for p in players:
+            if p not in out and would_fire(st, t, p, base):
                 out.add(p)
     return out
 

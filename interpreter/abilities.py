@@ -26,6 +26,29 @@ class CAbility:
     when: Optional[Callable]
 
 
+def face_down_holders(st, slots) -> list:
+    """The players who own one of these zones holding a card not every player sees (in zone
+    order).  Public: it says where face-down cards are, never which."""
+    zones, owners, n, out = st.zones, st.prog.slots, st.n, []
+    for zi in slots:
+        p = owners[zi].owner
+        if p is not None and p < n and p not in out and not all(st.is_revealed(c) for c in zones[zi]):
+            out.append(p)
+    return out
+
+
+def could_apply(st, ab: CAbility, p: int, cond: Optional[Callable], base: Optional[dict] = None) -> bool:
+    """Were p's face-down card a copy of ab's card, would the group's condition and `cond` hold?
+    (Any copy: copies may differ in their properties.)  Read with public facts only."""
+    env = dict(base) if base else {}
+    env["owner"] = p
+    for c in ab.copies:
+        env["self"] = c
+        if (ab.when is None or ab.when(st, env)) and (cond is None or cond(st, env)):
+            return True
+    return False
+
+
 def instances(st, ab: CAbility) -> list:
     """[(card, owner)] of the copies of ab's card that work now."""
     where, slots, n = st.where, st.prog.slots, st.n

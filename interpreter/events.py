@@ -26,7 +26,7 @@ after that player's other jobs and takes no part in ordering their cards' trigge
 """
 from __future__ import annotations
 
-from .abilities import instances
+from .abilities import could_apply, face_down_holders, instances
 from .frames import EMIT_BLOCK
 
 SECRET = -1  # the trigger index of a secret job (see the module's docstring)
@@ -76,36 +76,17 @@ def secret_candidates(st, optional: list, base: dict) -> set:
     zone where such a card works that holds a card hidden from someone, and the trigger's
     conditions hold for them, read for a copy of the card ("were their hidden card this one,
     would it fire?").  Only who they are and what is public decides it, never which card."""
-    slots, zones, n = st.prog.slots, st.zones, st.n
     out: set = set()
-    holders: dict = {}  # the zones of an ability -> the players with a face-down card there (shared by many triggers)
+    holders: dict = {}  # the zones of an ability -> who has a face-down card there (many triggers share them)
     for t in optional:
         ab = t.ability
         players = holders.get(ab.slots)
         if players is None:
-            players = []
-            for zi in ab.slots:
-                p = slots[zi].owner
-                if p is not None and p < n and p not in players and not all(st.is_revealed(c) for c in zones[zi]):
-                    players.append(p)
-            holders[ab.slots] = players
+            players = holders[ab.slots] = face_down_holders(st, ab.slots)
         for p in players:
-            if p not in out and would_fire(st, t, p, base):
+            if p not in out and could_apply(st, ab, p, t.when, base):
                 out.add(p)
     return out
-
-
-def would_fire(st, t, p: int, base: dict) -> bool:
-    """Would optional trigger t fire for player p if p's face-down card were a copy of its card?
-    (Any copy: copies may differ in their properties.)"""
-    ab = t.ability
-    env = dict(base)
-    env["owner"] = p
-    for c in ab.copies:
-        env["self"] = c
-        if (ab.when is None or ab.when(st, env)) and (t.when is None or t.when(st, env)):
-            return True
-    return False
 
 
 def add_secret_jobs(st, jobs: list, real: dict, candidates: set, first: int) -> None:

@@ -16,6 +16,7 @@ The engine's own blocks, installed first in every Program:
 """
 from __future__ import annotations
 
+from .abilities import face_down_holders
 from .events import SECRET, jobs_for, trigger_env
 from .frames import AFTER_RESPONSE_BLOCK, EMIT_BLOCK, SUSPEND, TIMINGS, WINDOWS_BLOCK, CBlock
 from .names import unique
@@ -179,13 +180,10 @@ def _still_face_down(st, env, job: list) -> bool:
     """Does the player of a secret job still hold a face-down card where one of this timing's
     optional triggers works?  (Jobs are listed when the timing starts; an earlier trigger may have
     revealed their cards since.)  Public facts only, like events.secret_candidates."""
-    p, slots, zones = job[2], st.prog.slots, st.zones
+    p, slots = job[2], st.prog.slots
     job[4] = [u for u in job[4] if not st.is_revealed(u[1]) and slots[st.where[u[1]]].owner == p]
-    for t in st.prog.secret_at.get((env["ev"], TIMINGS[env["t"]]), ()):
-        for zi in t.ability.slots:
-            if slots[zi].owner == p and any(not st.is_revealed(c) for c in zones[zi]):
-                return True
-    return False
+    return any(p in face_down_holders(st, t.ability.slots)
+               for t in st.prog.secret_at.get((env["ev"], TIMINGS[env["t"]]), ()))
 
 
 def _ask_secret(st, env, job: list) -> None:

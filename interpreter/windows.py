@@ -17,7 +17,7 @@ who has a response; a player who has none is not asked.
 """
 from __future__ import annotations
 
-from .abilities import instances
+from .abilities import could_apply, instances
 from .errors import RuleRuntimeError
 
 NO_RESPONSE = "no response"  # the text of declining to respond in a response window
@@ -69,7 +69,7 @@ def could_respond_unseen(st, names: list, p: int) -> bool:
         act = prog.actions[name]
         if act.ability is not None:
             if any(_face_down_to_others(st, c, p) for zi in act.ability.slots
-                   if prog.slots[zi].owner == p for c in st.zones[zi]) and _could_be_ready(st, act, p):
+                   if prog.slots[zi].owner == p for c in st.zones[zi]) and could_apply(st, act.ability, p, act.ready):
                 return True
             continue
         if act.ready is not None and not act.ready(st, {}):
@@ -84,17 +84,6 @@ def could_respond_unseen(st, names: list, p: int) -> bool:
                 for conv in prog.conversions_to.get(cp.role, ()):
                     if conv.ability is not None and any(owner == p for _, owner in instances(st, conv.ability)):
                         return True
-    return False
-
-
-def _could_be_ready(st, act, p: int) -> bool:
-    """Were p's face-down card a copy of the card giving `act`, would the action's conditions that
-    read no choice hold?  (Like events.would_fire: only who p is and public facts decide.)"""
-    ab = act.ability
-    for c in ab.copies:
-        env = {"owner": p, "self": c}
-        if (ab.when is None or ab.when(st, env)) and (act.ready is None or act.ready(st, env)):
-            return True
     return False
 
 

@@ -49,10 +49,43 @@ CHOOSERS = {"random": choose_random, "mixed": choose_mixed}
 
 
 # ---------------------------------------------------------------------- single checks
+def _cards_fine(st: State) -> bool:
+    """The quick yes of check_cards, run at every decision: each card once in some zone,
+    where[] agreeing, no cards in absent seats' zones, plays only of present cards.  On a
+    no, check_cards looks again slowly to say what is wrong."""
+    prog, where, n = st.prog, st.where, st.n
+    count = prog.card_count
+    if len(where) != count:
+        return False
+    every: set = set()
+    for zi, zone in enumerate(st.zones):
+        if not zone:
+            continue
+        owner = prog.slots[zi].owner
+        if owner is not None and owner >= n:
+            return False
+        every.update(zone)
+        for c in zone:
+            if type(c) is not int or not 0 <= c < count or where[c] != zi:
+                return False
+    if len(every) != count or sum(map(len, st.zones)) != count:  # each card once
+        return False
+    for zi, plays in st.plays.items():
+        if zi not in prog.plays_slots:
+            return False
+        in_plays = [c for _, cs in plays for c in cs]
+        if any(not cs for _, cs in plays) or len(in_plays) != len(set(in_plays)) \
+                or any(not 0 <= c < count or where[c] != zi for c in in_plays):
+            return False
+    return True
+
+
 def check_cards(st: State) -> list[str]:
     """Every card in exactly one zone, st.where consistent, plays only of cards present."""
     prog = st.prog
     problems = []
+    if _cards_fine(st):
+        return problems
     seen: dict[int, int] = {}
     for zi, zone in enumerate(st.zones):
         slot = prog.slots[zi]
@@ -161,6 +194,7 @@ def check_secrecy(st: State, observations: Optional[dict] = None) -> list[str]:
     def face_of(c: int) -> str:  # how an observation shows a card: its label, or its name
         return label(st, c) if label is not None else names[c]
     faces: dict = {}  # zone index -> its cards' faces, computed once for all players
+    shown_faces: dict = {}  # zone index -> the faces of its cards shown on their own
     for p in range(st.n):
         obs = st.observation(p)
         if observations is not None:
@@ -177,9 +211,12 @@ def check_secrecy(st: State, observations: Optional[dict] = None) -> list[str]:
                 problems.append(f"P{p + 1}'s observation lacks zone {slot.name}")
             elif not st.can_see(zi, p):
                 # a count, and the cards of the zone revealed on their own (shown to everyone)
-                shown = [face_of(c) for c in st.zones[zi] if c in shown_set]
-                if set(entry) - {"count", "shown"} or entry.get("count") != len(st.zones[zi]) \
-                        or entry.get("shown", []) != shown:
+                shown = shown_faces.get(zi)
+                if shown is None:
+                    shown = shown_faces[zi] = [face_of(c) for c in st.zones[zi] if c in shown_set] \
+                        if shown_set else []
+                if len(entry) > 2 or entry.get("count") != len(st.zones[zi]) or entry.get("shown", []) != shown \
+                        or set(entry) - {"count", "shown"}:
                     problems.append(f"P{p + 1}'s observation shows more than a count for {slot.name}: {entry}")
             else:
                 face = faces.get(zi)

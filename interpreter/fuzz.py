@@ -108,11 +108,17 @@ Picker = Callable[[object, list], Optional[int]]
 
 def play_game(game, players: int, seed: int, options: Optional[dict], pick: Picker,
               max_steps: int = DEFAULT_MAX_STEPS, coverage: Optional[Counter] = None,
-              check_illegal: bool = True, check_replay: bool = True, viewer: Optional[int] = None) -> Outcome:
+              check_illegal: bool = True, check_replay: bool = True, viewer: Optional[int] = None,
+              state_check_rate: float = 1.0) -> Outcome:
     """Play one game with `pick`, checking everything before each decision and at the end;
     stops at the first failure.  With `viewer` (a seat from 0), a game that passed every
-    check then gets the counterfactual secrecy check for that player."""
+    check then gets the counterfactual secrecy check for that player.
+
+    `state_check_rate` below 1 samples the decisions given the checks that cost several
+    plays of a decision each (the JSON round trip, every player's observation, refusing the
+    previous action): see StateCheckSchedule.  The cheap checks run at every decision."""
     out = Outcome()
+    schedule = StateCheckSchedule(seed, state_check_rate)
     trace = Trace(viewer) if viewer is not None and 0 <= viewer < players else None
     try:
         st = game.new_state(players=players, seed=seed, options=options, coverage=coverage)
@@ -130,12 +136,12 @@ def play_game(game, players: int, seed: int, options: Optional[dict], pick: Pick
         while True:
             doing = "checking the state"
             full = st.terminal or full_round_trip_due(out.steps)
-            if trace is None:
-                problems = state_problems(st, log_from=None if full else log_checked)
-            else:  # the secrecy check builds every observation: the trace takes the viewer's
-                seen_now: dict = {}
-                problems = state_problems(st, log_from=None if full else log_checked, observations=seen_now)
-            log_checked = len(st.log)
+            costly = full or schedule.due(out.steps)
+            seen_now: dict = {}  # the secrecy check builds every observation: the trace takes the viewer's
+            problems = state_problems(st, round_trip=costly, secrecy=costly,
+                                      log_from=None if full else log_checked, observations=seen_now)
+            if costly:
+                log_checked = len(st.log)
             if problems:
                 out.failure = (problems[0][0], f"after {out.steps} decisions: {problems[0][1]}")
                 break
@@ -149,7 +155,7 @@ def play_game(game, players: int, seed: int, options: Optional[dict], pick: Pick
                 out.failure = ("termination", f"the game did not end within {max_steps} decisions")
                 break
             legal = st.legal_actions()
-            if check_illegal and prev_text is not None:
+            if check_illegal and prev_text is not None and costly:
                 doing = f"offering the illegal action '{prev_text}'"
                 problem = _refuses(st, legal, prev_text)
                 if problem is not None:
@@ -172,7 +178,7 @@ def play_game(game, players: int, seed: int, options: Optional[dict], pick: Pick
         out.failure = ("runtime error", f"after {out.steps} decisions, {doing}: {e}")
     except Exception as e:  # noqa: BLE001 - an engine bug must be a finding, not a crash
         out.failure = ("crash", f"after {out.steps} decisions, {doing}: {_crash(e)}")
-    if out.failure is None and check_replay:
+    if out.failure is None and check_replay and schedule.replay_due():
         try:
             again = replay(game, st)
             a, b = st.to_json(), again.to_json()
@@ -185,6 +191,33 @@ def play_game(game, players: int, seed: int, options: Optional[dict], pick: Pick
     if out.failure is None and trace is not None and len(trace.views) == len(out.actions) + 1:
         _counterfactual(game, players, seed, options, out, trace)
     return out
+
+
+class StateCheckSchedule:
+    """Which decisions of a game get the costly state checks: every one at rate 1; else the
+    decisions 0, 1, 2, 4, 8, ... (see full_round_trip_due), the end, and each other decision
+    with probability `rate`, drawn from the game's seed, so that replaying or shrinking a
+    game checks the same decisions.  Whether the game is replayed at its end is sampled at
+    the same rate.  The log entries written between two checked decisions
+    are all checked at the second one."""
+    __slots__ = ("seed", "rate", "rng", "drawn")
+
+    def __init__(self, seed: int, rate: float = 1.0):
+        self.seed, self.rate = seed, rate
+        self.rng = random.Random(f"rulespec-state-checks:{seed}") if rate < 1 else None
+        self.drawn: list = []  # one draw per decision, in order (a decision may be asked twice)
+
+    def replay_due(self) -> bool:
+        """Is the game replayed from its seed and actions at the end?  Every game at rate 1;
+        else a game with probability `rate` (a replay costs as much as playing the game)."""
+        return self.rng is None or random.Random(f"rulespec-replay:{self.seed}").random() < self.rate
+
+    def due(self, step: int) -> bool:
+        if self.rng is None:
+            return True
+        while len(self.drawn) <= step:
+            self.drawn.append(self.rng.random() < self.rate)
+        return self.drawn[step]
 
 
 def _counterfactual(game, players: int, seed: int, options: Optional[dict], out: Outcome, trace: Trace) -> None:
@@ -312,6 +345,7 @@ class GameJob:
     agent: str
     agent_seed: int
     viewer: Optional[int] = None  # the counterfactual secrecy check's viewer (None: not checked)
+    state_check_rate: float = 1.0  # the fraction of decisions given the costly state checks
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -330,16 +364,21 @@ def counterfactual_viewer(index: int, game_seed_: int, players: int, n_agents: i
     return (index // max(1, n_agents)) % players
 
 
-def check_rate(rate: float) -> float:
+def check_rate(rate: float, flag: str = "--counterfactual-rate", of: str = "the games") -> float:
     if not isinstance(rate, (int, float)) or isinstance(rate, bool) or not 0 <= rate <= 1:
-        raise FuzzError(f"--counterfactual-rate is a fraction of the games, from 0 to 1, not {rate!r}")
+        raise FuzzError(f"{flag} is a fraction of {of}, from 0 to 1, not {rate!r}")
     return float(rate)
 
 
+def check_state_rate(rate: float) -> float:
+    return check_rate(rate, "--check-rate", "the decisions")
+
+
 def plan(game, games: int, seed: int = 0, players="all", agents: Sequence[str] = DEFAULT_AGENTS,
-         counterfactual_rate: float = 1.0) -> list[GameJob]:
+         counterfactual_rate: float = 1.0, state_check_rate: float = 1.0) -> list[GameJob]:
     model = game.model
     rate = check_rate(counterfactual_rate)
+    state_rate = check_state_rate(state_check_rate)
     if games < 1:
         raise FuzzError("--games must be at least 1")
     if not agents:
@@ -358,13 +397,14 @@ def plan(game, games: int, seed: int = 0, players="all", agents: Sequence[str] =
         s = game_seed(seed, i)
         n = counts[i % len(counts)]
         jobs.append(GameJob(i, n, s, agents[i % len(agents)], s * 7_919 + 104_729,
-                            counterfactual_viewer(i, s, n, len(agents), rate)))
+                            counterfactual_viewer(i, s, n, len(agents), rate), state_rate))
     return jobs
 
 
 def run_job(game, job: GameJob, options: Optional[dict], max_steps: int, coverage: Optional[Counter] = None) -> Outcome:
     pick = agent_picker(make_chooser(job.agent), random.Random(job.agent_seed))
-    return play_game(game, job.players, job.seed, options, pick, max_steps, coverage, viewer=job.viewer)
+    return play_game(game, job.players, job.seed, options, pick, max_steps, coverage, viewer=job.viewer,
+                     state_check_rate=job.state_check_rate)
 
 
 # ---------------------------------------------------------------------- results
@@ -449,6 +489,7 @@ class FuzzResult:
     totals: ChunkResult
     seconds: float
     counterfactual_rate: float = 1.0
+    state_check_rate: float = 1.0
 
     @property
     def ok(self) -> bool:
@@ -477,6 +518,7 @@ class FuzzResult:
             "agents": dict(sorted(t.by_agent.items())), "failures": dict(sorted(t.failures.items())),
             "failing": list(t.failing),
             "first": {k: [f.index, f.message, list(f.choices)] for k, f in sorted(t.first.items())},
+            "state_check_rate": self.state_check_rate,
             "counterfactual": {"rate": self.counterfactual_rate, "games": t.cf_games, "worlds": t.cf_worlds,
                                "dropped": t.cf_dropped, "decisions": t.cf_decisions},
         }
@@ -631,17 +673,20 @@ def make_backend(name: str = "local", workers: int = 1, address: Optional[str] =
 def fuzz(game, games: int, seed: int = 0, players="all", options: Optional[dict] = None,
          agents: Sequence[str] = DEFAULT_AGENTS, max_steps: int = DEFAULT_MAX_STEPS,
          backend: Optional[Backend] = None, progress: Optional[Callable[[int, int], None]] = None,
-         chunk_size: Optional[int] = None, counterfactual_rate: float = 1.0) -> FuzzResult:
+         chunk_size: Optional[int] = None, counterfactual_rate: float = 1.0,
+         state_check_rate: float = 1.0) -> FuzzResult:
     """Play `games` checked games; progress(games done, failing games so far) after each batch.
-    `counterfactual_rate`: the fraction of games (0 to 1) given the counterfactual secrecy check."""
+    `counterfactual_rate`: the fraction of games (0 to 1) given the counterfactual secrecy check;
+    `state_check_rate`: the fraction of decisions given the costly state checks (play_game)."""
     if max_steps < 1:
         raise FuzzError("--max-steps must be at least 1")
     rate = check_rate(counterfactual_rate)
+    state_rate = check_state_rate(state_check_rate)
     backend = backend or LocalBackend(1)
     options = dict(options or {})
     game.new_state(players=game.model.min_players if players in (None, "all") else int(players),
                    seed=seed, options=options)  # a bad option or player count fails here, early
-    jobs = plan(game, games, seed, players, agents, rate)
+    jobs = plan(game, games, seed, players, agents, rate, state_rate)
     size = chunk_size or max(1, min(25, math.ceil(games / (backend.workers * 8))))
     source = game.model.source
     payloads = [(k, game.path, source, options, jobs[i:i + size], max_steps, game.max_choices)
@@ -663,7 +708,7 @@ def fuzz(game, games: int, seed: int = 0, players="all", options: Optional[dict]
     for k in sorted(results):  # merge in a fixed order: same totals whatever the workers
         merged.add(results[k])
     return FuzzResult(game.path, game.name, games, seed, players, options, tuple(agents), max_steps,
-                      backend.name, backend.workers, merged, seconds, rate)
+                      backend.name, backend.workers, merged, seconds, rate, state_rate)
 
 
 # ---------------------------------------------------------------------- shrinking

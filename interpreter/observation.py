@@ -46,21 +46,25 @@ class Observation:
                              f"omniscient view), not {player!r}")
         prog = self.prog
         label = prog.card_label
+        shown_set = set(self.shown)
+        revealed = self.revealed
         zones = {}
-        for slot in prog.slots:
-            if slot.owner is not None and slot.owner >= self.n:
+        for zi, name, owner, visibility, plays in _zone_plan(prog):
+            if owner is not None and owner >= self.n:
                 continue
-            cards = self.zones[slot.index]
-            if self.can_see(slot.index, player):
+            cards = self.zones[zi]
+            if player is None or visibility == "public" or (visibility == "owner" and owner == player) \
+                    or zi in revealed:
                 entry = {"cards": [label(self, c) for c in cards]}
-                if slot.index in self.plays:
-                    entry["plays"] = [[player_name(p), [label(self, c) for c in cs]] for p, cs in self.plays[slot.index]]
+                if plays and zi in self.plays:
+                    entry["plays"] = [[player_name(p), [label(self, c) for c in cs]] for p, cs in self.plays[zi]]
             else:
                 entry = {"count": len(cards)}
-                shown = [label(self, c) for c in cards if c in self.shown]
-                if shown:
-                    entry["shown"] = shown
-            zones[slot.name] = entry
+                if shown_set:
+                    shown = [label(self, c) for c in cards if c in shown_set]
+                    if shown:
+                        entry["shown"] = shown
+            zones[name] = entry
         return {
             "player": player_name(player),
             "phase": self.phase,
@@ -104,12 +108,18 @@ class Observation:
         """Variables as the viewer may know them: players as P1.., cards by name only where the
         viewer can see the card's zone (a variable must not leak a hidden card)."""
         out = {}
-        for (info, _), value in zip(self.prog.var_defaults, self.vars):
-            show = self._shower(info.type, viewer)
-            out[info.name] = [show(v) for v in value] if info.per_player else show(value)
+        values = self.vars
+        for name, i, per_player, kind, depth in _var_plan(self.prog):
+            value = values[i]
+            if kind is None:  # plain data, shown as it is (copied: the caller may keep it)
+                out[name] = _copy(value, depth)
+            else:
+                show = self._shower(kind, viewer)
+                out[name] = [show(v) for v in value] if per_player else show(value)
         return out
 
     def _shower(self, t, viewer: Optional[int]):
+        """How the viewer sees a value of type t (one holding players or cards)."""
         if t.name == "player":
             return lambda v: None if v is None else player_name(v)
         if t.name == "card":
@@ -172,3 +182,38 @@ class Observation:
             return "Game over. Winner" + ("s" if len(e[1]) != 1 else "") + ": " + \
                 (", ".join(player_name(p) for p in e[1]) or "nobody")
         return ""
+
+
+def _zone_plan(prog) -> list:
+    """(index, name, owner, visibility, records plays) for each zone: computed once per rules."""
+    plan = getattr(prog, "_observation_zones", None)
+    if plan is None:
+        plan = prog._observation_zones = [(slot.index, slot.name, slot.owner, slot.visibility,
+                                           slot.index in prog.plays_slots) for slot in prog.slots]
+    return plan
+
+
+def _var_plan(prog) -> list:
+    """(name, index, per player, type holding players or cards or None, list depth) for each
+    variable: computed once per rules, so an observation does not re-read the types."""
+    plan = getattr(prog, "_observation_vars", None)
+    if plan is None:
+        plan = []
+        for i, (info, _) in enumerate(prog.var_defaults):
+            depth, t = int(bool(info.per_player)), info.type
+            while t.name == "list":
+                depth, t = depth + 1, t.elem
+            kind = info.type if t.name in ("player", "card") else None
+            plan.append((info.name, i, info.per_player, kind, depth))
+        prog._observation_vars = plan
+    return plan
+
+
+def _copy(v, depth: int):
+    if depth == 0:
+        return v
+    if depth == 1:
+        return list(v)
+    if depth == 2:
+        return [list(x) for x in v]
+    return [_copy(x, depth - 1) for x in v]

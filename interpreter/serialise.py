@@ -64,6 +64,37 @@ def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _all_ints(v, _) -> bool:
+    return all(type(x) is int for x in v)
+
+
+def _all_cards(v, validator) -> bool:
+    count = validator.prog.card_count
+    return all(x is None or (type(x) is int and 0 <= x < count) for x in v)
+
+
+def _all_players(v, validator) -> bool:
+    n = validator.n
+    return all(x is None or (type(x) is int and 0 <= x < n) for x in v)
+
+
+# element type -> a check of a whole list of such values that never errs towards "valid"
+# (False sends the list through the value-by-value check, which names the bad value)
+_FAST_ELEMENTS = {
+    "int": _all_ints,
+    "bool": lambda v, _: all(type(x) is bool for x in v),
+    "text": lambda v, _: all(type(x) is str for x in v),
+    "card": _all_cards,
+    "player": _all_players,
+}
+
+
+def _plain_ok(v, t, validator) -> bool:
+    """A quick yes for a value of a plain type (no then means: check it value by value)."""
+    ok = _FAST_ELEMENTS.get(t.name)
+    return ok is not None and ok((v,), validator)
+
+
 class _Validator:
     def __init__(self, d: dict, game):
         self.d, self.game, self.prog = d, game, game.prog
@@ -76,7 +107,8 @@ class _Validator:
             self.fail(msg)
 
     def int_in(self, v, lo: int, hi: int, what: str) -> None:
-        self.need(_is_int(v) and lo <= v < hi, f"{what} must be a whole number from {lo} to {hi - 1}, not {v!r}")
+        if not (_is_int(v) and lo <= v < hi):  # (messages are built only on failure: this runs per value)
+            self.fail(f"{what} must be a whole number from {lo} to {hi - 1}, not {v!r}")
 
     def player(self, v, what: str, nullable: bool = True) -> None:
         if v is None and nullable:
@@ -140,14 +172,25 @@ class _Validator:
         self.need(isinstance(zones, list) and len(zones) == len(prog.slots),
                   f"'zones' must be a list of {len(prog.slots)} zones")
         seen: dict = {}
+        count = prog.card_count
         for zi, z in enumerate(zones):
             name = prog.slots[zi].name
-            self.need(isinstance(z, list), f"zone {name} must be a list of cards")
+            if not isinstance(z, list):
+                self.fail(f"zone {name} must be a list of cards")
             owner = prog.slots[zi].owner
-            self.need(not (owner is not None and owner >= self.n and z),
-                      f"zone {name} belongs to a seat not in a {self.n}-player game but holds cards")
+            if owner is not None and owner >= self.n and z:
+                self.fail(f"zone {name} belongs to a seat not in a {self.n}-player game but holds cards")
+            before = len(seen)
+            # the fast path checks the whole zone at once; the slow one finds the card to name
+            if all(type(c) is int and 0 <= c < count for c in z):
+                seen.update(dict.fromkeys(z, zi))
+                if len(seen) == before + len(z):
+                    continue
+                for c in z:  # a card twice: rebuild this zone's entries card by card to name it
+                    seen.pop(c, None)
+                seen.update({c: k for k, zc in enumerate(zones[:zi]) for c in zc})
             for c in z:
-                self.int_in(c, 0, prog.card_count, f"a card in {name}")
+                self.int_in(c, 0, count, f"a card in {name}")
                 self.need(c not in seen, f"card #{c} ({prog.card_names[c]}) is in {prog.slots[seen.get(c, 0)].name} "
                                          f"and in {name}")
                 seen[c] = zi
@@ -162,36 +205,50 @@ class _Validator:
                   f"'vars' must be a list of {len(prog.var_defaults)} values")
         for (info, _), v in zip(prog.var_defaults, values):
             if info.per_player:
-                self.need(isinstance(v, list) and len(v) == self.n,
-                          f"variable '{info.name}' is per player: a list of {self.n} values")
+                if not (isinstance(v, list) and len(v) == self.n):
+                    self.fail(f"variable '{info.name}' is per player: a list of {self.n} values")
+                ok = _FAST_ELEMENTS.get(info.type.name)
+                if ok is not None and ok(v, self):
+                    continue
                 for x in v:
                     self.value(x, info.type, f"variable '{info.name}'")
-            else:
+            elif not _plain_ok(v, info.type, self):
                 self.value(v, info.type, f"variable '{info.name}'")
 
     def value(self, v, t, what: str) -> None:
         name = t.name
         if name == "list":
-            self.need(isinstance(v, list), f"{what} must be a list")
+            if not isinstance(v, list):
+                self.fail(f"{what} must be a list")
+            ok = _FAST_ELEMENTS.get(t.elem.name)  # whole lists of plain values at once
+            if ok is not None and ok(v, self):
+                return
             for x in v:
                 self.value(x, t.elem, what)
         elif name == "int":
-            self.need(_is_int(v), f"{what} must be a whole number, not {v!r}")
+            if not _is_int(v):
+                self.fail(f"{what} must be a whole number, not {v!r}")
         elif name == "bool":
-            self.need(isinstance(v, bool), f"{what} must be true or false, not {v!r}")
+            if not isinstance(v, bool):
+                self.fail(f"{what} must be true or false, not {v!r}")
         elif name == "text":
-            self.need(isinstance(v, str), f"{what} must be text, not {v!r}")
+            if not isinstance(v, str):
+                self.fail(f"{what} must be text, not {v!r}")
         elif name == "enum":
             members = self.game.model.enums[t.enum].members
-            self.need(v is None or v in members, f"{what} must be one of {', '.join(members)}, not {v!r}")
+            if not (v is None or v in members):
+                self.fail(f"{what} must be one of {', '.join(members)}, not {v!r}")
         elif name == "player":
             self.player(v, what)
         elif name == "card":
-            self.need(v is None or (_is_int(v) and 0 <= v < self.prog.card_count), f"{what}: no card {v!r}")
+            if not (v is None or (_is_int(v) and 0 <= v < self.prog.card_count)):
+                self.fail(f"{what}: no card {v!r}")
         elif name == "entry":
-            self.need(v is None or _is_int(v), f"{what} must be a stack entry, not {v!r}")
+            if not (v is None or _is_int(v)):
+                self.fail(f"{what} must be a stack entry, not {v!r}")
         elif name == "play":
-            self.need(isinstance(v, list) and len(v) == 2 and isinstance(v[1], list), f"{what} must be a play")
+            if not (isinstance(v, list) and len(v) == 2 and isinstance(v[1], list)):
+                self.fail(f"{what} must be a play")
 
     def plays(self, plays) -> None:
         prog = self.prog
@@ -215,19 +272,25 @@ class _Validator:
         self.need(_is_int(nxt) and nxt >= 0, "'next_entry' must be a whole number")
         self.need(isinstance(entries, list), "'entries' must be a list")
         ids = []
+        count = prog.card_count
         for e in entries:
-            self.need(isinstance(e, list) and len(e) == 8, "a stack entry must be [id, effect, by, target, cards, "
-                                                           "against, cancelled, fields]")
+            if not (isinstance(e, list) and len(e) == 8):
+                self.fail("a stack entry must be [id, effect, by, target, cards, against, cancelled, fields]")
             eid, kind, by, target, cards, against, cancelled, data = e
-            self.need(isinstance(data, dict), f"the fields of stack entry {eid!r} must be a mapping")
-            self.need(_is_int(eid) and 0 <= eid < nxt, f"a stack entry has the id {eid!r}")
-            self.need(kind in prog.effects, f"a stack entry names the unknown effect {kind!r}")
-            self.player(by, f"the player of stack entry {eid}")
-            self.player(target, f"the target of stack entry {eid}")
-            self.need(isinstance(cards, list) and all(_is_int(c) and 0 <= c < prog.card_count for c in cards),
-                      f"the cards of stack entry {eid}")
-            self.need(against is None or _is_int(against), f"what stack entry {eid} answers")
-            self.need(isinstance(cancelled, bool), f"whether stack entry {eid} is cancelled")
+            if not isinstance(data, dict):
+                self.fail(f"the fields of stack entry {eid!r} must be a mapping")
+            if not (_is_int(eid) and 0 <= eid < nxt):
+                self.fail(f"a stack entry has the id {eid!r}")
+            if kind not in prog.effects:
+                self.fail(f"a stack entry names the unknown effect {kind!r}")
+            self.player(by, "the player of a stack entry")
+            self.player(target, "the target of a stack entry")
+            if not (isinstance(cards, list) and all(_is_int(c) and 0 <= c < count for c in cards)):
+                self.fail(f"the cards of stack entry {eid}")
+            if not (against is None or _is_int(against)):
+                self.fail(f"what stack entry {eid} answers")
+            if not isinstance(cancelled, bool):
+                self.fail(f"whether stack entry {eid} is cancelled")
             ids.append(eid)
         self.need(ids == sorted(set(ids)) and (not ids or ids == list(range(ids[0], ids[0] + len(ids)))),
                   "the stack entries' ids must be consecutive")
@@ -239,9 +302,9 @@ class _Validator:
         frames, pending = d["frames"], d["pending"]
         self.need(isinstance(frames, list), "'frames' must be a list")
         for f in frames:
-            self.need(isinstance(f, list) and len(f) == 3 and _is_int(f[0]) and 0 <= f[0] < len(prog.blocks)
-                      and _is_int(f[1]) and 0 <= f[1] <= len(prog.blocks[f[0]].steps) and isinstance(f[2], dict),
-                      f"a running block must be [block, step, locals] of this rules file, not {str(f)[:80]}")
+            if not (isinstance(f, list) and len(f) == 3 and _is_int(f[0]) and 0 <= f[0] < len(prog.blocks)
+                    and _is_int(f[1]) and 0 <= f[1] <= len(prog.blocks[f[0]].steps) and isinstance(f[2], dict)):
+                self.fail(f"a running block must be [block, step, locals] of this rules file, not {str(f)[:80]}")
         if pending is None:
             return
         self.need(isinstance(pending, dict) and pending.get("kind") in ("choice", "window"),

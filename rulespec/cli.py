@@ -375,4 +375,7 @@ def _silence_stdout() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run the imported module, not this __main__ copy: rulespec.fuzz_cli raises rulespec.cli's
+    # UsageError, which only that module's main() catches
+    from rulespec.cli import main as _main
+    sys.exit(_main())

@@ -42,18 +42,28 @@ COUNTERFACTUAL_RATE_HELP = ("the fraction of games (0 to 1; default 1) given the
                             "player's view of the game compared with re-deals of the cards they never saw (0: off)")
 
 
+DEFAULT_CHECK_RATE = 0.1
+CHECK_RATE_HELP = (f"the fraction of decisions (0 to 1; default {DEFAULT_CHECK_RATE:g}) given the costly checks: the "
+                   "JSON round trip, every player's observation, refusing the last action once illegal; and the "
+                   "fraction of games replayed from their seed and actions. The cheap checks (cards, invariants, "
+                   "someone to act) run at every decision, the costly ones also at decisions 0, 1, 2, 4, 8, ... "
+                   "and at the end. 1: every decision and every game")
+
+
 def add_fuzz_arguments(p) -> None:
     """The options of `rulespec fuzz` that this module reads beyond those rulespec/cli.py
-    declares: ``--counterfactual-rate R``."""
+    declares: ``--counterfactual-rate R`` and ``--check-rate R``."""
     p.add_argument("--counterfactual-rate", type=float, default=1.0, metavar="R", help=COUNTERFACTUAL_RATE_HELP)
+    p.add_argument("--check-rate", type=float, default=DEFAULT_CHECK_RATE, metavar="R", help=CHECK_RATE_HELP)
 
 
-def _rate_arg(args) -> float:
-    rate = getattr(args, "counterfactual_rate", None)
-    rate = 1.0 if rate is None else rate
+def _rate_arg(args, name: str = "counterfactual_rate", default: float = 1.0,
+              of: str = "the games") -> float:
+    rate = getattr(args, name, None)
+    rate = default if rate is None else rate
     if not isinstance(rate, (int, float)) or isinstance(rate, bool) or not 0 <= rate <= 1:
         from .cli import UsageError
-        raise UsageError(f"--counterfactual-rate is a fraction of the games, from 0 to 1, not {rate!r}")
+        raise UsageError(f"--{name.replace('_', '-')} is a fraction of {of}, from 0 to 1, not {rate!r}")
     return float(rate)
 
 
@@ -79,6 +89,7 @@ def fuzz_command(args, load_game, parse_options) -> int:
                          + (f" (not '{bad[0]}')" if bad else ""))
     players = _players_arg(args.players)
     rate = _rate_arg(args)
+    state_rate = _rate_arg(args, "check_rate", DEFAULT_CHECK_RATE, "the decisions")
     # outputs that could not be written are found now, not after a long run
     check_writable(args.out, directory=True)
     if args.json:
@@ -103,7 +114,8 @@ def fuzz_command(args, load_game, parse_options) -> int:
             progress.update(task, completed=done, failing=failing)
         try:
             result = F.fuzz(game, args.games, seed=args.seed, players=players, options=options, agents=agents,
-                            max_steps=args.max_steps, backend=backend, progress=update, counterfactual_rate=rate)
+                            max_steps=args.max_steps, backend=backend, progress=update, counterfactual_rate=rate,
+                            state_check_rate=state_rate)
         except KeyboardInterrupt:
             progress.stop()
             print("rulespec fuzz: interrupted", file=sys.stderr)
@@ -125,6 +137,7 @@ def fuzz_command(args, load_game, parse_options) -> int:
     table.add_row("decisions", f"{t.decisions} ({t.decisions / max(1, t.games):.1f} a game, longest {t.longest})")
     table.add_row("time", f"{result.seconds:.1f} s ({result.games_per_second:.1f} games/s; "
                           f"{result.games_per_cpu_second:.1f} games per CPU second in the workers)")
+    table.add_row("costly checks", escape(_check_rate_line(result)))
     table.add_row("counterfactual secrecy", escape(_counterfactual_line(result)))
     failing = sum(t.failures.values())
     table.add_row("failing games", f"[red]{failing}[/red]" if failing else "0")
@@ -199,6 +212,14 @@ def fuzz_command(args, load_game, parse_options) -> int:
         write_output(args.json, json.dumps(summary, indent=1, default=str) + "\n")
     print("ok: nothing broke" if status == 0 else "something broke", flush=True)
     return status
+
+
+def _check_rate_line(result) -> str:
+    if result.state_check_rate >= 1:
+        return "at every decision, every game replayed (--check-rate 1)"
+    return (f"rate {result.state_check_rate:g}: round trip, observations and refusals at that share of the decisions "
+            f"(and at decisions 0, 1, 2, 4, 8, ... and the end), replays of that share of the games; cards, "
+            f"invariants and turn at every decision (--check-rate 1: everything everywhere)")
 
 
 def _counterfactual_line(result) -> str:

@@ -339,3 +339,71 @@ def test_scenarios_for_each_kind_of_failure(lab):
     assert steps("termination", "the game did not end within 1 decisions")[-1] == {"finish": F.DEFAULT_MAX_STEPS}
     assert steps("runtime error", "after 0 decisions, applying 'up': oops") == [{"play": "up"}]
     assert steps("secrecy", "P2 sees P1's hand")[-1] == {"check": "all"}
+
+
+# ---------------------------------------------------------------------- sampled costly checks
+def test_check_schedule_samples_decisions_from_the_seed():
+    every = F.StateCheckSchedule(5, 1.0)
+    assert all(every.due(k) for k in range(50)) and every.replay_due()
+    none = F.StateCheckSchedule(5, 0.0)
+    assert not any(none.due(k) for k in range(200)) and not none.replay_due()
+    tenth, again = F.StateCheckSchedule(5, 0.1), F.StateCheckSchedule(5, 0.1)
+    picked = [k for k in range(2000) if tenth.due(k)]
+    assert picked == [k for k in range(2000) if again.due(k)]  # the same game checks the same decisions
+    assert 120 < len(picked) < 280
+    assert tenth.due(picked[0]) and not tenth.due(next(k for k in range(2000) if k not in picked))
+
+
+def _costly_checks_seen(lab, monkeypatch, rate: float) -> tuple:
+    """(decisions checked fully, decisions played, replays) in 6 games at `rate`."""
+    real, real_replay = F.state_problems, F.replay
+    seen = Counter()
+
+    def counting(st, round_trip=True, secrecy=True, **kw):
+        seen["costly" if round_trip and secrecy else "cheap"] += 1
+        return real(st, round_trip=round_trip, secrecy=secrecy, **kw)
+
+    def counting_replay(game, st):
+        seen["replays"] += 1
+        return real_replay(game, st)
+    monkeypatch.setattr(F, "state_problems", counting)
+    monkeypatch.setattr(F, "replay", counting_replay)
+    result = F.fuzz(lab, 6, seed=3, state_check_rate=rate)
+    assert result.ok and result.state_check_rate == rate and result.summary()["state_check_rate"] == rate
+    return seen["costly"], seen["costly"] + seen["cheap"], seen["replays"]
+
+
+def test_the_check_rate_samples_the_costly_checks_and_the_replays(lab, monkeypatch):
+    costly, total, replays = _costly_checks_seen(lab, monkeypatch, 1.0)
+    assert costly == total and replays == 6
+    costly, total, replays = _costly_checks_seen(lab, monkeypatch, 0.0)
+    # rate 0 keeps decisions 0, 1, 2, 4, 8, ... and the end of each game
+    assert 6 * 3 <= costly < total and replays == 0
+
+
+def test_a_costly_check_failure_is_found_at_the_sampled_decisions(lab, monkeypatch):
+    """A round trip broken at every decision from the fifth on is found at any rate (a
+    sampled decision, or decision 8 at the latest); with rate 1 at the fifth itself."""
+    real = F.state_problems
+
+    def broken(st, round_trip=True, secrecy=True, **kw):
+        problems = real(st, round_trip=round_trip, secrecy=secrecy, **kw)
+        if round_trip and len(st.history) >= 5:
+            problems.append(("round trip", f"broken at {len(st.history)}"))
+        return problems
+    monkeypatch.setattr(F, "state_problems", broken)
+    for rate, first in ((1.0, 5), (0.0, 8)):
+        result = F.fuzz(lab, 3, seed=3, state_check_rate=rate)
+        f = result.failures()[0]
+        assert f.check == "round trip" and f"broken at {first}" in f.message
+
+
+def test_fuzz_command_reports_the_check_rate(tmp_path):
+    out = tmp_path / "f.json"
+    r = run_cli("fuzz", LAB, "--games", "4", "--json", str(out), "--out", str(tmp_path), "-q")
+    assert r.returncode == 0 and "costly checks" in r.stdout and "rate 0.1" in r.stdout
+    assert json.loads(out.read_text())["state_check_rate"] == 0.1
+    r = run_cli("fuzz", LAB, "--games", "4", "--check-rate", "1", "--out", str(tmp_path), "-q")
+    assert r.returncode == 0 and "at every decision, every game replayed" in r.stdout
+    r = run_cli("fuzz", LAB, "--games", "4", "--check-rate", "2")
+    assert r.returncode == 2 and "--check-rate is a fraction of the decisions" in r.stderr

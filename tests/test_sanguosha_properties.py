@@ -25,7 +25,9 @@ GAME = interpreter.load(RULES)
 PROG = GAME.prog
 ALIVE = PROG.var_index["alive"]
 WINNER = PROG.var_index["winner"]
-USE_CARDS = [c for c in range(PROG.card_count) if PROG.card_props["kind"][c] != "general"]
+# the base game's use cards (the expansions' cards, with an `expansion`, are in play only with their option)
+USE_CARDS = [c for c in range(PROG.card_count)
+             if PROG.card_props["kind"][c] != "general" and not PROG.card_props["expansion"][c]]
 
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
 SETTINGS = settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -221,15 +221,25 @@ def cmd_test(args) -> int:
 
 # ---------------------------------------------------------------------- bench
 def cmd_bench(args) -> int:
-    from interpreter.bench import bench
+    from interpreter.bench import bench, default_workers
     if args.games < 1 or args.runs < 1:
         raise UsageError("--games and --runs must be at least 1")
     game = _load_game(args.file, args.max_choices)
     options = _parse_options(game, args.option)
     players = args.players if args.players is not None else game.model.min_players
     game.new_state(players=players, seed=args.seed, options=options)  # fail early on a bad player count
-    result = bench(game, players, games=args.games, seed=args.seed, options=options, runs=args.runs)
+    workers = args.workers if args.workers is not None else default_workers()
+    if workers < 1:
+        raise UsageError("--workers must be at least 1")
+    result = bench(game, players, games=args.games, seed=args.seed, options=options, runs=args.runs,
+                   workers=workers, costs=not args.no_state_costs)
     print(result.report(f"{args.file} ({game.name})"))
+    if args.scaling and result.workers > 1:
+        one = bench(game, players, games=args.games, seed=args.seed, options=options, runs=args.runs)
+        speed_up = result.games_per_second[0] / one.games_per_second[0]
+        print(f"  scaling: 1 worker {one.games_per_second[0]:.2f} games/s, {result.workers} workers "
+              f"{result.games_per_second[0]:.2f} games/s: {speed_up:.2f}x "
+              f"({100 * speed_up / result.workers:.0f}% of linear)")
     return 0
 
 
@@ -289,6 +299,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--option", action="append", metavar="NAME=VALUE", default=[])
     p.add_argument("--runs", type=int, default=5, help="repeat the whole benchmark R times; report the median")
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes to play the games in (default: the machine's cores)")
+    p.add_argument("--scaling", action="store_true",
+                   help="also run with one worker and print the speed-up of --workers")
+    p.add_argument("--no-state-costs", action="store_true",
+                   help="skip measuring clone(), to_json() and the memory of a state")
     _add_max_choices(p)
     p.set_defaults(func=cmd_bench)
 
@@ -298,7 +314,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--players", metavar="N|all", default="all", help="a player count, or all (cycle over the range)")
     p.add_argument("--option", action="append", metavar="NAME=VALUE", default=[])
-    p.add_argument("--workers", type=int, default=1, help="worker processes (or Ray CPUs)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="worker processes (or Ray CPUs); default: the machine's cores (the results do not depend on it)")
     p.add_argument("--max-steps", type=int, default=20_000, help="decisions a game may take before it counts as endless")
     p.add_argument("--agents", default="random,rare", help="agents to cycle through: random, rare, mixed")
     p.add_argument("--out", default="fuzz-failures", metavar="DIR", help="where failing games are written")

@@ -76,6 +76,9 @@ def fuzz_command(args, load_game, parse_options) -> int:
     from interpreter import fuzz as F
 
     from .cli import UsageError, check_writable, write_output
+    if args.workers is None:
+        from interpreter.bench import default_workers
+        args.workers = min(default_workers(), args.games) if args.games >= 1 else 1
     for name in ("games", "workers", "max_steps", "shrink_budget", "max_reports"):
         least = 0 if name in ("shrink_budget", "max_reports") else 1
         if getattr(args, name) < least:

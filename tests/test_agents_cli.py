@@ -13,7 +13,7 @@ import pytest
 
 import interpreter
 from interpreter.agents import FirstLegalAgent, HumanAgent, RandomAgent, ScriptedAgent
-from interpreter.bench import bench, play_random_games
+from interpreter.bench import bench, default_workers, play_random_games, state_costs
 from rulespec.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -253,6 +253,29 @@ def test_bench_helpers(game):
         bench(game, 2, games=0)
 
 
+def test_bench_workers_play_the_same_games(game):
+    # the games are split over the workers, not changed: the same seeds give the same decisions
+    one = bench(game, 3, games=4, seed=2, runs=1)
+    two = bench(game, 3, games=4, seed=2, runs=1, workers=2)
+    assert two.workers == 2
+    assert two.runs[0].decisions == one.runs[0].decisions
+    assert two.runs[0].busy is not None and two.runs[0].busy > 0  # per-decision cost from the workers' time
+    assert "2 workers" in two.report("x")
+    assert bench(game, 3, games=1, seed=2, runs=1, workers=4).workers == 1  # never more workers than games
+    with pytest.raises(ValueError):
+        bench(game, 3, games=2, workers=0)
+    assert default_workers() >= 1
+
+
+def test_bench_state_costs(game):
+    costs = state_costs(game, 3, seed=1, states=5)
+    assert costs.states == 5
+    assert costs.clone_us > 0 and costs.to_json_us > 0
+    assert costs.json_bytes > 100 and costs.memory_bytes > 0
+    assert "clone" in costs.report() and "to_json" in costs.report() and "memory" in costs.report()
+    assert bench(game, 3, games=1, runs=1, costs=True).costs is not None
+
+
 def test_bench_games_match_play(game):
     # bench plays exactly the games 'play' would play with the same seed: same agents, same seeds
     st = game.new_state(players=3, seed=5)
@@ -272,6 +295,17 @@ def test_bench_command(capsys):
     assert re.search(r"microseconds/decision: +[\d.]+ +\(min [\d.]+, max [\d.]+\)", out)
 
 
+def test_bench_command_workers_and_scaling(capsys):
+    assert main(["bench", CHARUMA, "--players", "2", "--games", "4", "--runs", "1", "--workers", "2",
+                 "--scaling"]) == 0
+    out = capsys.readouterr().out
+    assert "2 workers" in out
+    assert re.search(r"scaling: 1 worker [\d.]+ games/s, 2 workers [\d.]+ games/s: [\d.]+x", out)
+    assert re.search(r"per state \(\d+ mid-game states\): clone [\d.]+ us, to_json [\d.]+ us", out)
+    assert main(["bench", CHARUMA, "--players", "2", "--games", "2", "--runs", "1", "--no-state-costs"]) == 0
+    assert "per state" not in capsys.readouterr().out
+
+
 def test_bench_command_with_an_option(capsys):
     assert main(["bench", CHARUMA, "--players", "4", "--games", "2", "--runs", "1",
                  "--option", "bidding=false"]) == 0
@@ -280,7 +314,7 @@ def test_bench_command_with_an_option(capsys):
 
 @pytest.mark.parametrize("args,code", [
     (["--players", "9"], 1), (["--option", "nope=1"], 1), (["--games", "0"], 2), (["--runs", "0"], 2),
-    (["--runs", "x"], 2),
+    (["--runs", "x"], 2), (["--workers", "0"], 2),
 ])
 def test_bench_bad_arguments(args, code):
     r = run_cli("bench", "games/charuma.rules", "--games", "1", *args)

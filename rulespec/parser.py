@@ -856,10 +856,16 @@ def _value_columns(raw: str) -> list:
     return cols
 
 
+@functools.lru_cache(maxsize=4)
+def _lines(source: str) -> list:
+    # One split per source, not one per template (a 7,000-line file has ~700 templates).
+    return source.split("\n")
+
+
 def _raw_token(lit: A.StrLit, source) -> Optional[str]:
     if source is None or lit.span.line != lit.span.end_line:
         return None
-    lines = source.split("\n")
+    lines = _lines(source)
     if not 1 <= lit.span.line <= len(lines):
         return None
     raw = lines[lit.span.line - 1][lit.span.col - 1:lit.span.end_col - 1]

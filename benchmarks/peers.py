@@ -1,0 +1,120 @@
+"""Microseconds per decision of every shipped game next to hand-written engines, in one run.
+
+    python benchmarks/peers.py [--seconds S] [--games-dir games]
+
+Random players through each engine's public API:
+- rulespec: ``rulespec.load``, ``new_state``, ``legal_actions``, ``apply``;
+- RLCard's Python Dou Dizhu (``rlcard.games.doudizhu.game.DoudizhuGame``: ``init_game``, ``step``
+  with a random legal action);
+- OpenSpiel's C++ Dou Dizhu through ``pyspiel`` (``new_initial_state``, chance outcomes sampled,
+  ``legal_actions``, ``apply_action``).
+Install the peers with ``pip install 'rulespec[peers]'``; a peer that is not installed is left out
+of the table.  Absolute figures drift with the machine's load; the ratios are the figure.  Each
+engine plays whole games until about S seconds have passed (default 10).
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+# The shipped games and the player count each is measured at.
+GAMES = [("chuhan.rules", 2), ("charuma.rules", 4), ("crazy_eights.rules", 4), ("sanguosha.rules", 6)]
+
+
+def time_games(play_one, seconds: float) -> tuple[float, int, int]:
+    """Play games (play_one(seed) -> decisions) for about `seconds`: (us/decision, games, decisions)."""
+    decisions = games = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds or games == 0:
+        decisions += play_one(games)
+        games += 1
+    return (time.perf_counter() - t0) / max(1, decisions) * 1e6, games, decisions
+
+
+def rulespec_player(path: str, players: int):
+    import rulespec
+    game = rulespec.load(path)
+
+    def play_one(seed: int) -> int:
+        st = game.new_state(players=players, seed=seed)
+        rng = random.Random(seed)
+        n = 0
+        while not st.is_terminal():
+            legal = st.legal_actions()
+            st.apply(legal[rng.randrange(len(legal))])
+            n += 1
+        return n
+    return play_one
+
+
+def rlcard_player():
+    from rlcard.games.doudizhu.game import DoudizhuGame
+
+    def play_one(seed: int) -> int:
+        rng = random.Random(seed)
+        game = DoudizhuGame()
+        game.np_random.seed(seed)
+        state, _ = game.init_game()
+        n = 0
+        while not game.is_over():
+            state, _ = game.step(rng.choice(state["actions"]))
+            n += 1
+        return n
+    return play_one
+
+
+def openspiel_player():
+    import pyspiel
+    game = pyspiel.load_game("dou_dizhu")
+
+    def play_one(seed: int) -> int:
+        rng = random.Random(seed)
+        st = game.new_initial_state()
+        n = 0
+        while not st.is_terminal():
+            if st.is_chance_node():
+                outcomes, probs = zip(*st.chance_outcomes())
+                st.apply_action(rng.choices(outcomes, probs)[0])
+                continue
+            legal = st.legal_actions()
+            st.apply_action(legal[rng.randrange(len(legal))])
+            n += 1
+        return n
+    return play_one
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seconds", type=float, default=10.0, help="time each engine plays games for (default 10)")
+    ap.add_argument("--games-dir", default=str(ROOT / "games"))
+    args = ap.parse_args(argv)
+    peers = {}
+    for name, make in (("RLCard Dou Dizhu (Python)", rlcard_player), ("OpenSpiel Dou Dizhu (C++)", openspiel_player)):
+        try:
+            peers[name] = time_games(make(), args.seconds)
+        except ImportError:
+            print(f"{name}: not installed (pip install 'rulespec[peers]')", file=sys.stderr)
+    rows = []
+    for file, players in GAMES:
+        path = Path(args.games_dir) / file
+        if path.exists():
+            rows.append((f"{file} ({players}p)", time_games(rulespec_player(str(path), players), args.seconds)))
+    rl = peers.get("RLCard Dou Dizhu (Python)")
+    osp = peers.get("OpenSpiel Dou Dizhu (C++)")
+    print(f"| engine | us/decision | games | decisions | / RLCard | / OpenSpiel |")
+    print(f"|---|---:|---:|---:|---:|---:|")
+    for name, (us, g, d) in list(peers.items()) + rows:
+        r1 = f"{us / rl[0]:.2f}x" if rl else "-"
+        r2 = f"{us / osp[0]:.0f}x" if osp else "-"
+        print(f"| {name} | {us:.1f} | {g} | {d} | {r1} | {r2} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

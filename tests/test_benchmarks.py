@@ -1,0 +1,34 @@
+"""benchmarks/peers.py: the side-by-side table runs with or without the peers installed."""
+import importlib.util
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _peers_module():
+    spec = importlib.util.spec_from_file_location("peers", ROOT / "benchmarks" / "peers.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_time_games_counts_decisions():
+    peers = _peers_module()
+    calls = []
+    us, games, decisions = peers.time_games(lambda seed: calls.append(seed) or 10, 0.0)
+    assert games == 1 and decisions == 10 and calls == [0] and us >= 0
+
+
+def test_the_table_has_every_shipped_game(tmp_path, capsys):
+    peers = _peers_module()
+    games = tmp_path / "games"
+    games.mkdir()
+    for name in ("chuhan.rules", "crazy_eights.rules"):  # the two quickest games keep the test short
+        (games / name).write_text((ROOT / "games" / name).read_text(encoding="utf-8"), encoding="utf-8")
+    assert peers.main(["--seconds", "0.01", "--games-dir", str(games)]) == 0
+    out = capsys.readouterr().out
+    assert "| chuhan.rules (2p) |" in out and "| crazy_eights.rules (4p) |" in out
+    for line in out.splitlines()[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert float(cells[1]) > 0 and int(cells[2]) >= 1 and int(cells[3]) >= 1

@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Optional, Union
 
-from rulespec.checker import check, check_file, check_text
+from rulespec.checker import check_file, check_text
 from rulespec.diagnostics import did_you_mean
 from rulespec.model import Model
-from rulespec.parser import decode, parse_text
+from rulespec.parser import decode
 
 from .cardsets import DEFAULT_MAX_CHOICES
 from .compiler import Program
@@ -107,7 +107,7 @@ def load(path: Union[str, Path]) -> Game:
     key = (p, hashlib.sha256(data).hexdigest())
     game = _CACHE.get(key)
     if game is None:
-        game = Game(check(parse_text(decode(data, p), p)), p)  # the very bytes that were hashed
+        game = Game(check_text(decode(data, p), p), p)  # the very bytes that were hashed
         _CACHE[key] = game
         while len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)

@@ -12,7 +12,8 @@ from . import types as T
 from .diagnostics import Diagnostic, RulesError, did_you_mean
 from .graph import build_phase_graph, analyse_phase_graph
 from .model import Ability, CardInfo, EnumInfo, Model, OptionInfo, PropertyInfo, VarInfo, ZoneInfo
-from .parser import parse_file, parse_template, parse_text
+from . import model_cache
+from .parser import parse_template, parse_text, read_source
 
 ZONE_KINDS = {"pile", "set", "plays"}
 ZONE_VISIBILITY = {"public", "owner", "hidden"}
@@ -1413,11 +1414,12 @@ def _const_int(e: A.Expr) -> Optional[int]:
 
 
 def check_file(path) -> Model:
-    return check(parse_file(path))
+    return check_text(read_source(path), str(path))
 
 
 def check_text(text: str, path: str = "<string>") -> Model:
-    return check(parse_text(text, path))
+    """Parse and check; a large file checked before (by this rulespec) comes from the model cache."""
+    return model_cache.checked_model(text, path, lambda: check(parse_text(text, path)))
 
 
 def _self_beyond_properties(e: A.Expr, defs: dict, var_names: set, me: str = "self",

@@ -826,6 +826,11 @@ def parse_expr(text: str, path: str = "<string>") -> A.Expr:
 
 
 def parse_file(path: Union[str, Path]) -> A.RulesFile:
+    return parse_text(read_source(path), str(path))
+
+
+def read_source(path: Union[str, Path]) -> str:
+    """A rules file's text; a file that cannot be read is a RulesError saying why."""
     p = Path(path)
     try:
         data = p.read_bytes()
@@ -839,7 +844,7 @@ def parse_file(path: Union[str, Path]) -> A.RulesFile:
         raise RulesError([Diagnostic("error", f"cannot read the file: {e.strerror or e}", str(path), A.NOWHERE)]) from None
     except ValueError as e:  # a NUL byte in the name
         raise RulesError([Diagnostic("error", f"cannot read the file: {e}", str(path), A.NOWHERE)]) from None
-    return parse_text(decode(data, str(path)), str(path))
+    return decode(data, str(path))
 
 
 _TEMPLATE_RE = re.compile(r"\{([^{}]*)\}")

@@ -5,9 +5,15 @@ the runner's one-line message (file:line: expected ..., got ...).
 """
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# The model cache (rulespec/model_cache.py) of a test run lives and dies with it: tests never read
+# models a developer's earlier run left in ~/.cache, nor leave theirs there.
+os.environ["RULESPEC_CACHE_DIR"] = tempfile.mkdtemp(prefix="rulespec-test-cache-")
 
 from interpreter.scenario import ScenarioError, load_file, run_scenario
 

@@ -1,5 +1,5 @@
 """A cache of checked models on disk, so that loading a rules file again in a new process skips
-parsing and checking (San Guo Sha: about 3 s of the two, against a fraction of a second to read
+parsing and checking (for the largest shipped file, about 3 s of the two, against a fraction of a second to read
 the model back).
 
 The key is the file's path and text and the source of the language itself (this package's

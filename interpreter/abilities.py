@@ -17,13 +17,17 @@ from typing import Callable, Optional
 
 import attrs
 
+from .static_conditions import live_copies, live_only
+
 
 @attrs.define
 class CAbility:
     card: str
-    copies: list           # the card ids of every copy of the card
+    copies: tuple          # the card ids of every copy of the card
     slots: frozenset       # zone instances where it works
-    when: Optional[Callable]
+    when: Optional[Callable]   # the group's condition, its game-fixed part left out
+    fixed: Optional[Callable] = None  # the part fixed for a whole game (static_conditions.py)
+    key: int = 0           # the group's number (what a game remembers of `fixed` is keyed by it)
 
 
 def face_down_holders(st, slots) -> list:
@@ -42,7 +46,7 @@ def could_apply(st, ab: CAbility, p: int, cond: Optional[Callable], base: Option
     (Any copy: copies may differ in their properties.)  Read with public facts only."""
     env = dict(base) if base else {}
     env["owner"] = p
-    for c in ab.copies:
+    for c in live_copies(st, ab):
         env["self"] = c
         if (ab.when is None or ab.when(st, env)) and (cond is None or cond(st, env)):
             return True
@@ -53,7 +57,12 @@ def instances(st, ab: CAbility) -> list:
     """[(card, owner)] of the copies of ab's card that work now."""
     where, slots, n = st.where, st.prog.slots, st.n
     out = []
-    for c in ab.copies:
+    copies = ab.copies
+    if ab.fixed is not None:
+        copies = st.opts.live.get(ab.key)
+        if copies is None:
+            copies = live_copies(st, ab)
+    for c in copies:
         zi = where[c]
         if zi in ab.slots:
             owner = slots[zi].owner
@@ -90,11 +99,20 @@ class CRule:
     base: Callable
     combine: Callable
     modifies: list = attrs.field(factory=list)
+    key: tuple = attrs.field(init=False)  # what a game remembers of its live modify lines by
+
+    def __attrs_post_init__(self):
+        self.key = ("rule", self.name)
 
     def value(self, st, args: list):
         v = self.base(st, dict(zip(self.params, args)))
         combine = self.combine
-        for m in self.modifies:
+        modifies = self.modifies
+        if modifies:
+            modifies = st.opts.live.get(self.key)
+            if modifies is None:
+                modifies = live_only(st, self.key, self.modifies)  # cards that cannot work here left out
+        for m in modifies:
             env = dict(zip(m.args, args))
             if m.ability is None:
                 if m.when is None or m.when(st, env):

@@ -86,47 +86,41 @@ def card_choices(prog: Program, p: CParam, st, env, who=None, name: str = None) 
     kind, n_slots = prog.card_kind, len(prog.slots)
     names = prog.card_names
     seen_zone: dict = {}  # zone -> can `who` see it?
-    if p.zones is not None:  # zones: group by (kind, zone) without building (card, zone) pairs
+    printed = p.printed  # 'where c.prop == V': cards with another printed value never qualify
+    if printed is not None:
+        pvals, want = printed[0], printed[1](st, env)
+        printed = (pvals, want)
+    if p.zones is not None:  # zones and card lists: no (card, zone) pairs built
         zones, slots = st.zones, prog.slots
-        for zf in p.zones:
-            zi = zf(st, env)
-            zone = zones[zi]
-            slot = slots[zi]
-            if not (slot.visibility == "public" or (slot.visibility == "owner" and slot.owner == who)
-                    or who is None or zi in st.revealed):
-                if zone and name is None:
-                    by_class[("face down", zi)] = [prog.card_count + zi] * len(zone)
-                    total += len(zone)
+        for is_zone, f in p.zones:
+            if is_zone:
+                zi = f(st, env)
+                zone = zones[zi]
+                slot = slots[zi]
+                if not (slot.visibility == "public" or (slot.visibility == "owner" and slot.owner == who)
+                        or who is None or zi in st.revealed):
+                    if zone and name is None:
+                        by_class.setdefault(("face down", zi), []).extend([prog.card_count + zi] * len(zone))
+                        total += len(zone)
+                    continue
+                if name is not None:  # a 'use' choice: only the cards of that name
+                    zone = [c for c in zone if names[c] == name]
+                if printed is not None:
+                    zone = [c for c in zone if pvals[c] == want]
+                total += len(zone)
+                for c in zone:
+                    key = kind[c] * n_slots + zi
+                    cs = by_class.get(key)
+                    if cs is None:
+                        by_class[key] = [c]
+                    else:
+                        cs.append(c)
                 continue
-            if name is not None:  # a 'use' choice: only the cards of that name
-                zone = [c for c in zone if names[c] == name]
-            total += len(zone)
-            for c in zone:
-                key = kind[c] * n_slots + zi
-                cs = by_class.get(key)
-                if cs is None:
-                    by_class[key] = [c]
-                else:
-                    cs.append(c)
+            where = st.where
+            total += _group_pairs(prog, st, [(c, where[c]) for c in f(st, env)], who, name, printed,
+                                  by_class, seen_zone)  # a list of cards, each in its own zone
     else:
-        for c, zi in p.domain(st, env):
-            visible = seen_zone.get(zi)
-            if visible is None:
-                visible = seen_zone[zi] = st.can_see(zi, who)
-            if not visible:
-                if name is None:
-                    by_class.setdefault(("face down", zi), []).append(prog.card_count + zi)
-                    total += 1
-                continue
-            if name is not None and names[c] != name:
-                continue
-            total += 1
-            key = kind[c] * n_slots + zi
-            cs = by_class.get(key)
-            if cs is None:
-                by_class[key] = [c]
-            else:
-                cs.append(c)
+        total += _group_pairs(prog, st, p.domain(st, env), who, name, printed, by_class, seen_zone)
     if p.kind in ("card", "use"):
         return [cards[0] for cards in by_class.values()]
     classes = list(by_class.items())
@@ -162,6 +156,34 @@ def card_choices(prog: Program, p: CParam, st, env, who=None, name: str = None) 
             if k <= total:
                 _combos(group, k, out, limit)
     return out
+
+
+def _group_pairs(prog: Program, st, pairs, who, name, printed, by_class: dict, seen_zone: dict) -> int:
+    """Group (card, zone) pairs into classes of alike cards (by_class), as card_choices does for a
+    zone; returns how many cards joined.  printed: (values, wanted value) or None."""
+    kind, n_slots, names = prog.card_kind, len(prog.slots), prog.card_names
+    total = 0
+    for c, zi in pairs:
+        visible = seen_zone.get(zi)
+        if visible is None:
+            visible = seen_zone[zi] = st.can_see(zi, who)
+        if not visible:
+            if name is None:
+                by_class.setdefault(("face down", zi), []).append(prog.card_count + zi)
+                total += 1
+            continue
+        if name is not None and names[c] != name:
+            continue
+        if printed is not None and printed[0][c] != printed[1]:
+            continue
+        total += 1
+        key = kind[c] * n_slots + zi
+        cs = by_class.get(key)
+        if cs is None:
+            by_class[key] = [c]
+        else:
+            cs.append(c)
+    return total
 
 
 def _group_by(prog: Program, prop_name: str, classes: list) -> list:

@@ -26,6 +26,9 @@ from .errors import GameOver, RuleRuntimeError
 from .expressions import ExpressionCompiler
 from .names import player_name
 from .rng import Rng
+from .static_conditions import StaticAnalysis, conjuncts, split_static
+
+_SELF = frozenset(["self"])  # in a card's group condition, the card is fixed for a game; its owner is not
 
 
 @attrs.define
@@ -56,6 +59,8 @@ class CParam:
     ordered: bool = False            # players: the order matters
     nullable: bool = False           # player or none
     role: Optional[str] = None       # use: the card name it is used as
+    printed: Optional[tuple] = None  # (values of a printed property, fn -> the value it must have):
+                                     # 'where c.power == ji_bu' read before anything else is built
 
 
 @attrs.define
@@ -103,6 +108,8 @@ class CTrigger:
     event: str = ""
     ability: Optional[CAbility] = None
     optional: Optional[Callable] = None  # 'optional "prompt"': the prompt's template (None: not optional)
+    fixed: Optional[Callable] = None     # the part of its condition fixed for a game (options only);
+                                         # `when` is the rest (static_conditions.py)
 
 
 @attrs.define
@@ -189,6 +196,7 @@ class Program:
         self.var_defaults = [(v, self.expr(v.default) if v.default is not None else None)
                              for v in model.vars.values()]
         self.ability_groups: dict = {}  # id(A.AbilityGroup) -> CAbility
+        self.static = StaticAnalysis(model)  # which conditions are fixed for a whole game
         self._compile_rules()
         self.has_labels = model.label is not None
         self._labels: list = [None] * self.card_count
@@ -248,9 +256,11 @@ class Program:
         if got is None:
             names = {z.name for z in ab.group.zones}
             slots = frozenset(s.index for s in self.slots if s.zone in names)
-            got = self.ability_groups[key] = CAbility(ab.card, self.copies_of.get(ab.card, []), slots,
-                                                      self.expr(ab.group.when) if ab.group.when is not None
-                                                      else None)
+            fixed, rest = split_static(self.static, ab.group.when, _SELF) if ab.group.when is not None else ([], [])
+            got = self.ability_groups[key] = CAbility(
+                ab.card, tuple(self.copies_of.get(ab.card, [])), slots,
+                self.exprs.all_of(rest) if rest else None,
+                self.exprs.all_of(fixed) if fixed else None, len(self.ability_groups))
         return got
 
     def fail(self, node, msg: str):
@@ -634,10 +644,12 @@ class Program:
         body = self.block_compiler.compile(t.body, f"trigger '{t.name}'", trigger_epilogue(params, t.body))
         if body is None:
             body = self.block_compiler.compile(A.Block((), t.span), f"trigger '{t.name}'")
+        fixed, rest = split_static(self.static, t.when, frozenset()) if t.when is not None else ([], [])
         return CTrigger(t.name, index, params, t.for_var,
                         self.expr(t.for_expr) if t.for_expr is not None else None,
-                        self.expr(t.when) if t.when is not None else None, body, t.timing, event, self.ability(t),
-                        self.template(t.optional) if t.optional is not None else None)
+                        self.exprs.all_of(rest) if rest else None, body, t.timing, event, self.ability(t),
+                        self.template(t.optional) if t.optional is not None else None,
+                        self.exprs.all_of(fixed) if fixed else None)
 
     def _compile_conversion(self, c: A.ConversionDecl) -> CConversion:
         return CConversion(c.name, c.role, self.compile_param(c.source) if c.source is not None else None,
@@ -684,7 +696,24 @@ class Program:
             wild = (lambda f, v: lambda st, env, c: f(st, {**env, v: c}))(wf, wvar)
         return CParam(p.name, p.kind, domain, cond, size, isinstance(p.size, A.Range),
                       p.same.name if p.same else None, multi, ptype, zone_fns,
-                      p.distinct.name if p.distinct else None, wild, p.ordered, p.nullable, p.role)
+                      p.distinct.name if p.distinct else None, wild, p.ordered, p.nullable, p.role,
+                      self._printed_filter(p) if p.kind in ("card", "cards") and p.cond is not None else None)
+
+    def _printed_filter(self, p: A.ActionParam) -> Optional[tuple]:
+        """For 'where x.prop == V and ...' (V fixed for a game): the printed values of prop and V,
+        so that choices skip other cards at once.  The whole condition is still read."""
+        for part in conjuncts(p.cond):
+            if not (isinstance(part, A.BinOp) and part.op == "=="):
+                continue
+            for attr, other in ((part.left, part.right), (part.right, part.left)):
+                if isinstance(attr, A.Attr) and isinstance(attr.obj, A.Name) and attr.obj.name == p.name \
+                        and self.model.refs.get(attr, ("",))[0] in ("prop", "card_name") \
+                        and self.model.refs.get(attr.obj, ("",))[0] == "local" \
+                        and self.static.is_static(other, frozenset()):
+                    values = self.card_names if self.model.refs[attr][0] == "card_name" \
+                        else self.card_props[self.model.refs[attr][1]]
+                    return values, self.expr(other)
+        return None
 
     def _compile_action(self, a: A.ActionDecl) -> CAction:
         params = [self.compile_param(p) for p in a.params]
@@ -717,12 +746,17 @@ class Program:
         return lambda st, env: [(c, st.where[c]) for c in f(st, env)]
 
     def _zone_fns(self, e) -> Optional[list]:
-        """The zone-index functions of a domain made only of zones (z, or z1 + z2 + ...), else None."""
+        """The parts of a card domain made of zones and card lists (z, or z1 + cards + ...):
+        [(True, zone-index function) or (False, card-list function)], or None when a part is
+        neither (choices then go through the (card, zone) pairs of the domain)."""
         if isinstance(e, A.BinOp) and e.op == "+":
             a, b = self._zone_fns(e.left), self._zone_fns(e.right)
             return a + b if a is not None and b is not None else None
-        if self.type_of(e).name == "zone":
-            return [self.expr(e)]
+        t = self.type_of(e)
+        if t.name == "zone":
+            return [(True, self.expr(e))]
+        if T.is_list(t) and t.elem == T.CARD:
+            return [(False, self.exprs.value(e))]
         return None
 
     def _multi_zone(self, e) -> bool:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from .abilities import could_apply, face_down_holders, instances
 from .frames import EMIT_BLOCK
+from .static_conditions import live_only
 
 SECRET = -1  # the trigger index of a secret job (see the module's docstring)
 
@@ -37,6 +38,7 @@ def jobs_for(st, event: str, timing: str, rec: dict) -> list:
     trigs = st.prog.triggers_at.get(key)
     if not trigs:
         return []
+    trigs = live_only(st, ("triggers", key), trigs)  # cards that cannot work in this game are left out
     first = st.active if st.active is not None else 0
     n = st.n
     jobs = []
@@ -66,6 +68,8 @@ def jobs_for(st, event: str, timing: str, rec: dict) -> list:
     # rules' triggers before cards' triggers of the same player; declaration order otherwise
     jobs.sort(key=lambda j: (j[0], j[2] >= 0, j[1]))
     optional = st.prog.secret_at.get(key)
+    if optional:
+        optional = live_only(st, ("secret", key), optional)
     if optional:
         add_secret_jobs(st, jobs, secret or {}, secret_candidates(st, optional, base), first)
     return jobs

@@ -20,6 +20,7 @@ from .abilities import face_down_holders
 from .events import SECRET, jobs_for, trigger_env
 from .frames import AFTER_RESPONSE_BLOCK, EMIT_BLOCK, SUSPEND, TIMINGS, WINDOWS_BLOCK, CBlock
 from .names import unique
+from .static_conditions import live_only
 from .windows import open_window, should_ask
 
 
@@ -138,7 +139,7 @@ def _still_holds(st, trig, job: list, rec: dict) -> bool:
     """An optional trigger's conditions, read again as its question comes (they were read when the
     timing started; an earlier trigger may have ended what it asks about, say its owner's life)."""
     tenv = trigger_env(trig, job, rec, len(st.frames) - 1)
-    ab = trig.ability
+    ab = trig.ability  # (its game-fixed part held when the trigger was listed, and still does)
     if ab is not None and ab.when is not None and not ab.when(st, tenv):
         return False
     return trig.when is None or trig.when(st, tenv)
@@ -182,8 +183,9 @@ def _still_face_down(st, env, job: list) -> bool:
     revealed their cards since.)  Public facts only, like events.secret_candidates."""
     p, slots = job[2], st.prog.slots
     job[4] = [u for u in job[4] if not st.is_revealed(u[1]) and slots[st.where[u[1]]].owner == p]
+    key = (env["ev"], TIMINGS[env["t"]])
     return any(p in face_down_holders(st, t.ability.slots)
-               for t in st.prog.secret_at.get((env["ev"], TIMINGS[env["t"]]), ()))
+               for t in live_only(st, ("secret", key), st.prog.secret_at.get(key, [])))
 
 
 def _ask_secret(st, env, job: list) -> None:

@@ -30,6 +30,7 @@ from .frames import AFTER_RESPONSE_BLOCK, WINDOWS_BLOCK
 from .machine import run
 from .observation import Observation
 from .rng import seed_state
+from .static_conditions import Options
 from .serialise import StateFormatError, parse_state_text, state_to_dict, validate_state_dict
 from .choices import resolve_hidden
 from .windows import NO_RESPONSE, responses_for
@@ -57,7 +58,7 @@ class State(Observation):
         st.game, st.prog = game, prog
         st.n = players
         st.seed = seed
-        st.opts = options
+        st.opts = Options(options)
         st.zones = [[] for _ in prog.slots]
         st.where = [0] * prog.card_count
         st.plays = {}
@@ -500,7 +501,7 @@ class State(Observation):
         validate_state_dict(d, game)
         st = cls.__new__(cls)
         st.game, st.prog = game, game.prog
-        st.n, st.seed, st.opts = d["players"], d["seed"], dict(d["options"])
+        st.n, st.seed, st.opts = d["players"], d["seed"], Options(d["options"])
         st.phase, st.stage, st.active, st.rng = d["phase"], d["stage"], d["active"], d["rng"]
         st.vars = [_deep(v) for v in d["vars"]]
         st.zones = [list(z) for z in d["zones"]]

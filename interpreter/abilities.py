@@ -28,6 +28,7 @@ class CAbility:
     when: Optional[Callable]   # the group's condition, its game-fixed part left out
     fixed: Optional[Callable] = None  # the part fixed for a whole game (static_conditions.py)
     key: int = 0           # the group's number (what a game remembers of `fixed` is keyed by it)
+    pure: bool = True      # `when` draws no random number (so it may be read after other conditions)
 
 
 def face_down_holders(st, slots) -> list:
@@ -41,36 +42,50 @@ def face_down_holders(st, slots) -> list:
     return out
 
 
-def could_apply(st, ab: CAbility, p: int, cond: Optional[Callable], base: Optional[dict] = None) -> bool:
+def could_apply(st, ab: CAbility, p: int, cond: Optional[Callable], base: Optional[dict] = None,
+                cond_first: bool = False) -> bool:
     """Were p's face-down card a copy of ab's card, would the group's condition and `cond` hold?
-    (Any copy: copies may differ in their properties.)  Read with public facts only."""
+    (Any copy: copies may differ in their properties.)  Read with public facts only.
+    cond_first: read `cond` before the group's condition (both draw no random number, so the
+    order changes nothing but the cost: 'target == owner' fails for most players at once)."""
     env = dict(base) if base else {}
     env["owner"] = p
+    when = ab.when
     for c in live_copies(st, ab):
         env["self"] = c
-        if (ab.when is None or ab.when(st, env)) and (cond is None or cond(st, env)):
+        if cond_first:
+            if (cond is None or cond(st, env)) and (when is None or when(st, env)):
+                return True
+        elif (when is None or when(st, env)) and (cond is None or cond(st, env)):
             return True
     return False
 
 
-def instances(st, ab: CAbility) -> list:
-    """[(card, owner)] of the copies of ab's card that work now."""
+def placed(st, ab: CAbility) -> list:
+    """[(card, owner)] of the copies of ab's card that lie where it works, with an owner in the
+    game (its group's condition not read yet)."""
     where, slots, n = st.where, st.prog.slots, st.n
-    out = []
     copies = ab.copies
     if ab.fixed is not None:
         copies = st.opts.live.get(ab.key)
         if copies is None:
             copies = live_copies(st, ab)
+    out = []
     for c in copies:
         zi = where[c]
         if zi in ab.slots:
             owner = slots[zi].owner
-            if owner is None or owner >= n:
-                continue
-            if ab.when is None or ab.when(st, {"owner": owner, "self": c}):
+            if owner is not None and owner < n:
                 out.append((c, owner))
     return out
+
+
+def instances(st, ab: CAbility) -> list:
+    """[(card, owner)] of the copies of ab's card that work now."""
+    when = ab.when
+    if when is None:
+        return placed(st, ab)
+    return [(c, owner) for c, owner in placed(st, ab) if when(st, {"owner": owner, "self": c})]
 
 
 def active_for(st, ab: Optional[CAbility], player: int) -> list:

@@ -110,6 +110,7 @@ class CTrigger:
     optional: Optional[Callable] = None  # 'optional "prompt"': the prompt's template (None: not optional)
     fixed: Optional[Callable] = None     # the part of its condition fixed for a game (options only);
                                          # `when` is the rest (static_conditions.py)
+    pure: bool = True                    # `when` draws no random number
 
 
 @attrs.define
@@ -260,7 +261,8 @@ class Program:
             got = self.ability_groups[key] = CAbility(
                 ab.card, tuple(self.copies_of.get(ab.card, [])), slots,
                 self.exprs.all_of(rest) if rest else None,
-                self.exprs.all_of(fixed) if fixed else None, len(self.ability_groups))
+                self.exprs.all_of(fixed) if fixed else None, len(self.ability_groups),
+                not any(self.exprs.draws(e) for e in rest))
         return got
 
     def fail(self, node, msg: str):
@@ -649,7 +651,8 @@ class Program:
                         self.expr(t.for_expr) if t.for_expr is not None else None,
                         self.exprs.all_of(rest) if rest else None, body, t.timing, event, self.ability(t),
                         self.template(t.optional) if t.optional is not None else None,
-                        self.exprs.all_of(fixed) if fixed else None)
+                        self.exprs.all_of(fixed) if fixed else None,
+                        not any(self.exprs.draws(e) for e in rest))
 
     def _compile_conversion(self, c: A.ConversionDecl) -> CConversion:
         return CConversion(c.name, c.role, self.compile_param(c.source) if c.source is not None else None,

@@ -26,7 +26,7 @@ after that player's other jobs and takes no part in ordering their cards' trigge
 """
 from __future__ import annotations
 
-from .abilities import could_apply, face_down_holders, instances
+from .abilities import could_apply, face_down_holders, instances, placed
 from .frames import EMIT_BLOCK
 from .static_conditions import live_only
 
@@ -45,16 +45,25 @@ def jobs_for(st, event: str, timing: str, rec: dict) -> list:
     secret = None  # player -> [[trigger index, card], ...]: optional triggers of face-down cards firing now
     base = {k: v for k, v in rec.items() if k != "prevented"}
     for t in trigs:
-        if t.ability is not None:
-            for c, owner in instances(st, t.ability):
-                env = dict(base)
-                env["owner"], env["self"] = owner, c
-                if t.when is None or t.when(st, env):
-                    if t.optional is not None and not st.is_revealed(c):
-                        secret = secret if secret is not None else {}
-                        secret.setdefault(owner, []).append([t.index, c])
-                    else:
-                        jobs.append([(owner - first) % n, t.index, owner, c, None])
+        ab = t.ability
+        if ab is not None:
+            if t.pure and ab.pure:  # the trigger's own condition first: it fails for most cards
+                when, group = t.when, ab.when
+                found = []
+                for c, owner in placed(st, ab):
+                    env = dict(base)
+                    env["owner"], env["self"] = owner, c
+                    if (when is None or when(st, env)) and (group is None or group(st, env)):
+                        found.append((c, owner))
+            else:
+                found = [(c, owner) for c, owner in instances(st, ab)
+                         if t.when is None or t.when(st, {**base, "owner": owner, "self": c})]
+            for c, owner in found:
+                if t.optional is not None and not st.is_revealed(c):
+                    secret = secret if secret is not None else {}
+                    secret.setdefault(owner, []).append([t.index, c])
+                else:
+                    jobs.append([(owner - first) % n, t.index, owner, c, None])
             continue
         if t.for_players is None:
             if t.when is None or t.when(st, base):
@@ -88,7 +97,7 @@ def secret_candidates(st, optional: list, base: dict) -> set:
         if players is None:
             players = holders[ab.slots] = face_down_holders(st, ab.slots)
         for p in players:
-            if p not in out and could_apply(st, ab, p, t.when, base):
+            if p not in out and could_apply(st, ab, p, t.when, base, t.pure and ab.pure):
                 out.add(p)
     return out
 

@@ -95,6 +95,8 @@ def active_for(st, ab: Optional[CAbility], player: int) -> list:
     return [c for c, owner in instances(st, ab) if owner == player]
 
 
+_MISSING = object()
+
 COMBINE = {"sum": operator.add, "max": max, "min": min,
            "any": lambda a, b: bool(a or b), "all": lambda a, b: bool(a and b)}
 
@@ -114,12 +116,23 @@ class CRule:
     base: Callable
     combine: Callable
     modifies: list = attrs.field(factory=list)
+    pure: bool = False     # draws no random number: its value may be memoised while nothing changes
     key: tuple = attrs.field(init=False)  # what a game remembers of its live modify lines by
 
     def __attrs_post_init__(self):
         self.key = ("rule", self.name)
 
     def value(self, st, args: list):
+        memo = st._memo  # a dict while the engine lists actions or triggers: the state cannot change
+        if memo is None or not self.pure:
+            return self._value(st, args)
+        key = (self.key,) + tuple([tuple(a) if isinstance(a, list) else a for a in args])
+        v = memo.get(key, _MISSING)
+        if v is _MISSING:
+            v = memo[key] = self._value(st, args)
+        return v
+
+    def _value(self, st, args: list):
         v = self.base(st, dict(zip(self.params, args)))
         combine = self.combine
         modifies = self.modifies

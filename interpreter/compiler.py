@@ -664,6 +664,8 @@ class Program:
         from .abilities import COMBINE, CModify, CRule
         for r in self.model.rules.values():
             self.rules[r.name] = CRule(r.name, [p.name for p in r.params], self.expr(r.base), COMBINE[r.combine.name])
+        for r in self.rules.values():  # (modify lines are all known now)
+            r.pure = not self.exprs.rule_draws(r.name)
         for m in self.model.modifies:
             rule = self.rules.get(m.rule.name)
             if rule is not None:

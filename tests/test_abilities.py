@@ -297,3 +297,29 @@ phase q { enter { end game } }
     with pytest.raises(RulesError) as err:
         check_text(base + extra, "b.rules")
     assert message in str(err.value) and "b.rules:12:" in str(err.value)
+
+
+# ---------------------------------------------------------------------- rule values while listing
+def test_a_rule_value_is_computed_once_per_arguments_while_actions_are_listed(lab, monkeypatch):
+    from interpreter.abilities import CRule
+    st = new(lab, 4, ("Strike s7", "hand[P1]"), ("Strike h10", "hand[P1]"))  # two Strikes x three targets
+    calls = []
+    orig = CRule._value
+    monkeypatch.setattr(CRule, "_value", lambda self, s, args: calls.append((self.name, tuple(args))) or orig(self, s, args))
+    texts = st.legal_action_strings()
+    assert sum(t.startswith("strike") for t in texts) >= 6
+    assert ("distance", (0, 1)) in calls
+    assert len(calls) == len(set(calls))      # the same rule and arguments: read once
+    calls.clear()
+    st.prog.rules["distance"].value(st, [0, 1])
+    st.prog.rules["distance"].value(st, [0, 1])
+    assert len(calls) == 2                    # outside a listing nothing is remembered
+
+
+def test_a_rule_that_draws_a_random_number_is_never_memoised():
+    from interpreter import load_text
+    text = (Path(LAB).read_text()
+            .replace('rule distance(a: player, b: player): int = 1 combine sum',
+                     'rule distance(a: player, b: player): int = random([1, 1]) combine sum'))
+    g = load_text(text, "lab_random.rules")
+    assert g.prog.rules["strike_limit"].pure and not g.prog.rules["distance"].pure

@@ -210,30 +210,47 @@ def _wild_choices(prog: Program, p: CParam, st, env, classes: list, sizes, limit
     """Sets of alike cards (``same``) that wild cards may join: each group of alike ordinary
     cards with 0..k-1 wilds added, and the wild cards' own groups on their own."""
     wild, plain = [], []
-    for item in classes:
-        (wild if p.wild(st, env, item[1][0]) else plain).append(item)
+    if p.wild_static:  # which cards are wild is fixed for the game: read it from a table
+        live = st.opts.live
+        table = live.get(("wild", id(p)))
+        if table is None:
+            table = live[("wild", id(p))] = [bool(p.wild(st, env, c)) for c in range(prog.card_count)]
+        for item in classes:
+            (wild if table[item[1][0]] else plain).append(item)
+    else:
+        for item in classes:
+            (wild if p.wild(st, env, item[1][0]) else plain).append(item)
     n_wild = sum(len(cards) for _, cards in wild)
     plain_groups = [(g, sum(len(cs) for _, cs in g)) for g in _group_by(prog, p.same, plain)]
     wild_groups = [(g, sum(len(cs) for _, cs in g)) for g in _group_by(prog, p.same, wild)]
+    biggest_plain = max([t for _, t in plain_groups], default=0) + n_wild  # no set of more cards
+    biggest_wild = max([t for _, t in wild_groups], default=0)
     extras_by_j: dict = {0: [[]]}
     out: list = []
     for k in sizes:
         if k <= 0:
             continue
-        for group, total in plain_groups:
-            for j in range(max(0, k - total), min(n_wild, k - 1) + 1):
-                base: list = []
-                _combos(group, k - j, base, limit)
-                extras = extras_by_j.get(j)
-                if extras is None:
-                    extras = extras_by_j[j] = []
-                    _combos(wild, j, extras, limit)
-                if len(out) + len(base) * len(extras) > limit:
-                    raise TooManyChoices()
-                for b in base:
-                    for x in extras:
-                        out.append(b + x)
-        for group, total in wild_groups:
-            if k <= total:
-                _combos(group, k, out, limit)
+        if k <= biggest_plain:
+            for group, total in plain_groups:
+                lo, hi = k - total, k - 1  # how many wilds join: k - total .. k - 1, at most n_wild
+                if lo < 0:
+                    lo = 0
+                if hi > n_wild:
+                    hi = n_wild
+                for j in range(lo, hi + 1):
+                    base: list = []
+                    _combos(group, k - j, base, limit)
+                    extras = extras_by_j.get(j)
+                    if extras is None:
+                        extras = extras_by_j[j] = []
+                        _combos(wild, j, extras, limit)
+                    if len(out) + len(base) * len(extras) > limit:
+                        raise TooManyChoices()
+                    for b in base:
+                        for x in extras:
+                            out.append(b + x)
+        if k <= biggest_wild:
+            for group, total in wild_groups:
+                if k <= total:
+                    _combos(group, k, out, limit)
     return out

@@ -61,6 +61,7 @@ class CParam:
     role: Optional[str] = None       # use: the card name it is used as
     printed: Optional[tuple] = None  # (values of a printed property, fn -> the value it must have):
                                      # 'where c.power == ji_bu' read before anything else is built
+    wild_static: bool = False        # whether a card is wild is fixed for a game (printed values, options)
 
 
 @attrs.define
@@ -702,7 +703,8 @@ class Program:
         return CParam(p.name, p.kind, domain, cond, size, isinstance(p.size, A.Range),
                       p.same.name if p.same else None, multi, ptype, zone_fns,
                       p.distinct.name if p.distinct else None, wild, p.ordered, p.nullable, p.role,
-                      self._printed_filter(p) if p.kind in ("card", "cards") and p.cond is not None else None)
+                      self._printed_filter(p) if p.kind in ("card", "cards") and p.cond is not None else None,
+                      p.wild is not None and self.static.is_static(p.wild[1], frozenset([p.wild[0]])))
 
     def _printed_filter(self, p: A.ActionParam) -> Optional[tuple]:
         """For 'where x.prop == V and ...' (V fixed for a game): the printed values of prop and V,

@@ -157,3 +157,15 @@ def test_the_state_survives_a_json_round_trip_with_its_options():
     again = type(st).from_json(st.to_json(), g)
     assert isinstance(again.opts, Options)
     assert again.legal_action_strings() == st.legal_action_strings()
+
+
+def test_printed_filters_and_wild_tables_are_found_where_they_apply():
+    from pathlib import Path
+    from interpreter import load
+    g = load(str(Path(__file__).resolve().parent.parent / "games" / "chuhan.rules"))
+    acts = g.prog.actions
+    cs = acts["play_set"].params[0]
+    assert cs.wild_static and cs.printed is None           # 'wild w where w.rank == 0'
+    ji_bu = acts["ji_bu"].params[0]
+    assert ji_bu.printed is not None                       # 'where c.power == ji_bu'
+    assert acts["ying_bu"].params[1].printed is None        # 't.rank >= 1 and t.rank <= 5': no equality

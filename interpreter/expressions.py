@@ -636,7 +636,11 @@ class _Gen:
         name = e.func
         body = self.comp.def_body(name, self.checked)
         args = [self.expr(a, "list") for a in e.args]  # a zone given for a list[card] parameter is its cards
-        call = _memoised(name, body, [_freezer(self.type_of(a)) for a in e.args]) if self.comp.pure[name] else body
+        freezers = [_freezer(self.type_of(a)) for a in e.args]
+        # memoised: a pure def of plain values (a list argument is rarely the same twice, and
+        # freezing it costs more than the call saves)
+        call = _memoised(name, body, freezers) if self.comp.pure[name] and \
+            all(fz is _identity for fz in freezers) else body
         return f"{self.bind(call)}({', '.join(['st'] + args)})"
 
     def _Quant(self, e, mode):

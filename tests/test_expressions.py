@@ -192,6 +192,31 @@ def test_pure_defs_are_memoised_while_actions_are_listed(monkeypatch):
     assert len([1 for n, _ in calls if n == "lucky"]) == 2  # a def that draws is never memoised
 
 
+def test_a_def_of_a_list_is_read_each_time_not_memoised(monkeypatch):
+    """Freezing a list for the memo costs more than the call saves: such calls are not memoised."""
+    import interpreter.expressions as X
+    calls = []
+    original = X.ExpressionCompiler.def_body
+
+    def counting(self, name, checked):
+        body = original(self, name, checked)
+
+        def counted(st, *args):
+            calls.append(name)
+            return body(st, *args)
+        return counted
+    monkeypatch.setattr(X.ExpressionCompiler, "def_body", counting)
+    text = RULES.replace("DEFS", "def few(xs: list[card]): bool = count(xs) < 9\n") \
+        .replace("SETUP", "deal 4 from deck to hand[active]") \
+        .replace("actions go", "actions go, pick") \
+        .replace("action go() {", "action pick(k: card from hand[active] where few(cards(hand[active]))) "
+                 "{ effect { } }\naction go() {")
+    st = interpreter.load_text(text, "probe.rules").new_state(players=2, seed=0)
+    calls.clear()
+    assert len(st.legal_actions()) == 3
+    assert calls.count("few") == 2  # once per kind of card: the same list, read again
+
+
 # ====================================================================== deep nesting
 DEEP = [
     ("out = " + "(1 + " * 95 + "1" + ")" * 95, "out", 96),

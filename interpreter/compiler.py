@@ -303,6 +303,8 @@ class Program:
         if t.name == "zone":
             return lambda st, v: " + ".join(card(st, c) for c in st.zones[v]) or "nothing"
         if t.name == "list":
+            if t.elem == T.CARD and not isinstance(names, _Labels):  # the common case, without a call per card
+                return lambda st, v: " + ".join(["no card" if c is None else names[c] for c in v]) or "nothing"
             inner = self.formatter(t.elem or T.ANY)
             sep = " + " if t.elem == T.CARD else ", "
             return lambda st, v: sep.join(inner(st, x) for x in v) or "nothing"

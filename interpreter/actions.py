@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .abilities import active_for
-from .cardsets import TooManyChoices, _limit, card_choices
+from .cardsets import TooManyChoices, _limit, card_choices, nothing_to_choose
 from .choices import card_text, has_marker, param_values, value_text
 from .compiler import CAction, CParam, Program, player_name
 from .errors import RuleRuntimeError
@@ -210,6 +210,8 @@ def legal_actions(prog: Program, st, phase_actions: list, actor: int, phase_read
             for base in ability_bases(st, act, actor):
                 _list_one(prog, st, act, actor, base, out, seen, limit)
             continue
+        if act.params and nothing_to_choose(prog, act.params[0], st, {}, actor):
+            continue  # (sure without reading its requirements: none of its cards is at hand)
         if act.ready is not None and not act.ready(st, {}):  # checked before any choice is enumerated
             continue
         _list_one(prog, st, act, actor, None, out, seen, limit)
@@ -218,8 +220,11 @@ def legal_actions(prog: Program, st, phase_actions: list, actor: int, phase_read
 
 def _list_one(prog: Program, st, act: CAction, actor: int, base, out: list, seen: dict, limit: int) -> None:
     name = act.name
-    if base is not None and act.ready is not None and not act.ready(st, base):
-        return
+    if base is not None:
+        if act.params and nothing_to_choose(prog, act.params[0], st, base, actor):
+            return
+        if act.ready is not None and not act.ready(st, base):
+            return
     plan = _plan(prog, act)
     holds, pnames = act.holds, plan.pnames
     template = act.text

@@ -158,6 +158,42 @@ def card_choices(prog: Program, p: CParam, st, env, who=None, name: str = None) 
     return out
 
 
+def nothing_to_choose(prog: Program, p: CParam, st, env, who) -> bool:
+    """Is it sure, without listing, that choice p offers nothing?  For a 'use "NAME"' choice with no
+    conversion to NAME in the game, or a 'where c.prop == V' card choice: when no card of that
+    name or printed value lies in its zones and lists, and none of its zones is hidden from the
+    chooser (that would offer face-down cards).  Looks at the few cards of that name or value only."""
+    if p.zones is None:
+        return False
+    if p.kind == "use":
+        if prog.conversions_to.get(p.role):
+            return False
+        cards = prog.copies_of.get(p.role, ())
+    elif p.printed is not None and p.kind == "card":
+        pvals, want = p.printed[0], p.printed[1](st, env)
+        table = prog.cache.setdefault("printed", {})
+        key = (id(pvals), want)
+        cards = table.get(key)
+        if cards is None:
+            cards = table[key] = [c for c in range(prog.card_count) if pvals[c] == want]
+    else:
+        return False
+    where = st.where
+    for is_zone, f in p.zones:
+        if is_zone:
+            zi = f(st, env)
+            if st.zones[zi] and not st.can_see(zi, who):
+                return False
+            for c in cards:
+                if where[c] == zi:
+                    return False
+        else:
+            listed = f(st, env)
+            if listed and (any(c in listed for c in cards) or any(not st.can_see(where[c], who) for c in listed)):
+                return False
+    return True
+
+
 def _group_pairs(prog: Program, st, pairs, who, name, printed, by_class: dict, seen_zone: dict) -> int:
     """Group (card, zone) pairs into classes of alike cards (by_class), as card_choices does for a
     zone; returns how many cards joined.  printed: (values, wanted value) or None."""

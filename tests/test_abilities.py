@@ -323,3 +323,27 @@ def test_a_rule_that_draws_a_random_number_is_never_memoised():
                      'rule distance(a: player, b: player): int = random([1, 1]) combine sum'))
     g = load_text(text, "lab_random.rules")
     assert g.prog.rules["strike_limit"].pure and not g.prog.rules["distance"].pure
+
+
+# ---------------------------------------------------------------------- sure there is nothing to choose
+def test_a_choice_of_a_named_card_is_skipped_only_when_no_such_card_is_at_hand(lab):
+    from interpreter.cardsets import nothing_to_choose
+    st = new(lab, 3)
+    give = st.prog.actions["give_peach"].params[0]          # 'where c.name == "Peach"'
+    strike = st.prog.actions["use_strike"].params[0]        # 'use "Strike"': conversions to Strike exist
+    me = st.active
+    if any(st.prog.card_names[c] == "Peach" for c in st.zones[zone(st, f"hand[P{me + 1}]")]):
+        st.move_cards([c for c in st.zones[zone(st, f"hand[P{me + 1}]")] if st.prog.card_names[c] == "Peach"],
+                      zone(st, "discard"), False)
+    assert nothing_to_choose(st.prog, give, st, {}, me)
+    assert not nothing_to_choose(st.prog, strike, st, {}, me)
+    put(st, ("Peach h12", f"hand[P{me + 1}]"))
+    assert not nothing_to_choose(st.prog, give, st, {}, me)
+
+
+def test_a_hidden_zone_is_never_sure_to_offer_nothing(lab):
+    from interpreter.cardsets import nothing_to_choose
+    st = new(lab, 3)
+    give = st.prog.actions["give_peach"].params[0]
+    other = (st.active + 1) % st.n
+    assert not nothing_to_choose(st.prog, give, st, {}, other)  # another's hand: face-down cards

@@ -346,4 +346,6 @@ def test_a_hidden_zone_is_never_sure_to_offer_nothing(lab):
     st = new(lab, 3)
     give = st.prog.actions["give_peach"].params[0]
     other = (st.active + 1) % st.n
+    put(st, ("Strike s7", f"hand[P{st.active + 1}]"))            # no Peach, but a card `other` cannot see
+    assert nothing_to_choose(st.prog, give, st, {}, st.active)
     assert not nothing_to_choose(st.prog, give, st, {}, other)  # another's hand: face-down cards

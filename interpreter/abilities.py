@@ -35,9 +35,16 @@ def face_down_holders(st, slots) -> list:
     """The players who own one of these zones holding a card not every player sees (in zone
     order).  Public: it says where face-down cards are, never which."""
     zones, owners, n, out = st.zones, st.prog.slots, st.n, []
+    revealed, shown = st.revealed, st.shown
     for zi in slots:
-        p = owners[zi].owner
-        if p is not None and p < n and p not in out and not all(st.is_revealed(c) for c in zones[zi]):
+        cards = zones[zi]
+        if not cards:
+            continue
+        slot = owners[zi]
+        p = slot.owner
+        if p is None or p >= n or p in out or slot.visibility == "public" or zi in revealed:
+            continue
+        if not shown or any(c not in shown for c in cards):  # (a card shown to all is not face down)
             out.append(p)
     return out
 

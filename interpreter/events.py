@@ -26,9 +26,9 @@ after that player's other jobs and takes no part in ordering their cards' trigge
 """
 from __future__ import annotations
 
-from .abilities import could_apply, face_down_holders, instances, placed
+from .abilities import could_apply, face_down_holders, instances
 from .frames import EMIT_BLOCK
-from .static_conditions import live_only
+from .static_conditions import live_copies, live_only
 
 SECRET = -1  # the trigger index of a secret job (see the module's docstring)
 
@@ -44,13 +44,21 @@ def jobs_for(st, event: str, timing: str, rec: dict) -> list:
     jobs = []
     secret = None  # player -> [[trigger index, card], ...]: optional triggers of face-down cards firing now
     base = {k: v for k, v in rec.items() if k != "prevented"}
+    where, slots, live = st.where, st.prog.slots, st.opts.live
     for t in trigs:
         ab = t.ability
         if ab is not None:
             if t.pure and ab.pure:  # the trigger's own condition first: it fails for most cards
-                when, group = t.when, ab.when
+                when, group, works_in = t.when, ab.when, ab.slots
+                copies = ab.copies if ab.fixed is None else (live.get(ab.key) or live_copies(st, ab))
                 found = []
-                for c, owner in placed(st, ab):
+                for c in copies:  # (abilities.placed, written out: this runs for every event)
+                    zi = where[c]
+                    if zi not in works_in:
+                        continue
+                    owner = slots[zi].owner
+                    if owner is None or owner >= n:
+                        continue
                     env = dict(base)
                     env["owner"], env["self"] = owner, c
                     if (when is None or when(st, env)) and (group is None or group(st, env)):

@@ -135,21 +135,28 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+_WORKER_GAME = None  # the game a bench worker compiled as it started
+
+
 def _start_worker(path: str, source: str) -> None:
     """Compile the rules as the worker starts, so that the runs time play, not compiling."""
+    global _WORKER_GAME
     from .fuzz import _game_from_source, _quiet_worker
     _quiet_worker()
-    _game_from_source(path, source)
+    _WORKER_GAME = _game_from_source(path, source)
+
+
+def _ready(_) -> None:
+    """A task that only returns once its worker has started (the initializer ran first)."""
+    time.sleep(0.02)
 
 
 def _play_share(payload: tuple) -> tuple[int, float]:
-    """A worker's share of a run: (decisions, seconds spent).  Top level, for multiprocessing."""
-    path, source, players, seeds, options, max_steps = payload
-    from .fuzz import _game_from_source
-    game = _game_from_source(path, source)
+    """A few games of a run, in a worker: (decisions, seconds spent).  Top level, for multiprocessing."""
+    players, seeds, options, max_steps = payload
     decisions, busy = 0, 0.0
     for s in seeds:
-        r = play_random_games(game, players, 1, s, options, max_steps)
+        r = play_random_games(_WORKER_GAME, players, 1, s, options, max_steps)
         decisions += r.decisions
         busy += r.seconds
     return decisions, busy
@@ -157,10 +164,13 @@ def _play_share(payload: tuple) -> tuple[int, float]:
 
 def _run_parallel(game, players: int, games: int, seed: int, options: Optional[dict], max_steps: int,
                   workers: int, pool) -> RunResult:
-    shares = [list(range(seed + w, seed + games, workers)) for w in range(workers)]
-    payloads = [(game.path, game.model.source, players, sh, options, max_steps) for sh in shares if sh]
+    """The run's games handed out a few at a time to whichever worker is free (games of very
+    different lengths then keep every worker busy to the end); the same games whatever the count."""
+    size = max(1, games // (workers * 8))
+    payloads = [(players, list(range(seed + i, min(seed + i + size, seed + games))), options, max_steps)
+                for i in range(0, games, size)]
     t0 = time.perf_counter()
-    done = pool.map(_play_share, payloads)
+    done = list(pool.imap_unordered(_play_share, payloads))
     wall = time.perf_counter() - t0
     return RunResult(games, sum(d for d, _ in done), wall, sum(b for _, b in done))
 
@@ -217,6 +227,7 @@ def bench(game, players: int, games: int = 100, seed: int = 0, options: Optional
         import multiprocessing
         with multiprocessing.get_context().Pool(workers, initializer=_start_worker,
                                                 initargs=(game.path, game.model.source)) as pool:
+            pool.map(_ready, range(workers * 2), chunksize=1)  # every worker has compiled the rules: not timed
             results = [_run_parallel(game, players, games, seed, options, max_steps, workers, pool)
                        for _ in range(runs)]
     measured = state_costs(game, players, seed, options) if costs else None

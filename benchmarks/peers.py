@@ -10,7 +10,9 @@ Random players through each engine's public API:
   ``legal_actions``, ``apply_action``).
 Install the peers with ``pip install 'rulespec[peers]'``; a peer that is not installed is left out
 of the table.  Absolute figures drift with the machine's load; the ratios are the figure.  Each
-engine plays whole games until about S seconds have passed (default 10).
+engine plays whole games for about S seconds in all (default 10), in R turns (``--rounds``,
+default 5) taken one engine after the other, so that a slower or faster spell of the machine
+falls on every engine alike; the time is the process's CPU time.
 """
 from __future__ import annotations
 
@@ -27,14 +29,33 @@ sys.path.insert(0, str(ROOT))
 GAMES = [("chuhan.rules", 2), ("charuma.rules", 4), ("crazy_eights.rules", 4), ("sanguosha.rules", 6)]
 
 
+class Timer:
+    """An engine's games played in turns: (us/decision, games, decisions) over all its turns."""
+
+    def __init__(self, play_one):
+        self.play_one = play_one
+        self.seconds = 0.0
+        self.games = self.decisions = 0
+
+    def turn(self, seconds: float) -> None:
+        """Play whole games (play_one(seed) -> decisions) for about `seconds` of CPU time."""
+        t0 = time.process_time()
+        games = 0
+        while time.process_time() - t0 < seconds or games == 0:
+            self.decisions += self.play_one(self.games)
+            self.games += 1
+            games += 1
+        self.seconds += time.process_time() - t0
+
+    def result(self) -> tuple[float, int, int]:
+        return self.seconds / max(1, self.decisions) * 1e6, self.games, self.decisions
+
+
 def time_games(play_one, seconds: float) -> tuple[float, int, int]:
-    """Play games (play_one(seed) -> decisions) for about `seconds`: (us/decision, games, decisions)."""
-    decisions = games = 0
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds or games == 0:
-        decisions += play_one(games)
-        games += 1
-    return (time.perf_counter() - t0) / max(1, decisions) * 1e6, games, decisions
+    """Play games for about `seconds` in one turn: (us/decision, games, decisions)."""
+    timer = Timer(play_one)
+    timer.turn(seconds)
+    return timer.result()
 
 
 def rulespec_player(path: str, players: int):
@@ -92,19 +113,27 @@ def openspiel_player():
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seconds", type=float, default=10.0, help="time each engine plays games for (default 10)")
+    ap.add_argument("--rounds", type=int, default=5, help="turns each engine's time is split into (default 5)")
     ap.add_argument("--games-dir", default=str(ROOT / "games"))
     args = ap.parse_args(argv)
-    peers = {}
+    if args.rounds < 1 or args.seconds <= 0:
+        ap.error("--rounds must be at least 1 and --seconds more than 0")
+    timers = {}
     for name, make in (("RLCard Dou Dizhu (Python)", rlcard_player), ("OpenSpiel Dou Dizhu (C++)", openspiel_player)):
         try:
-            peers[name] = time_games(make(), args.seconds)
+            timers[name] = Timer(make())
         except ImportError:
             print(f"{name}: not installed (pip install 'rulespec[peers]')", file=sys.stderr)
-    rows = []
+    peer_names = list(timers)
     for file, players in GAMES:
         path = Path(args.games_dir) / file
         if path.exists():
-            rows.append((f"{file} ({players}p)", time_games(rulespec_player(str(path), players), args.seconds)))
+            timers[f"{file} ({players}p)"] = Timer(rulespec_player(str(path), players))
+    for _ in range(args.rounds):
+        for timer in timers.values():
+            timer.turn(args.seconds / args.rounds)
+    peers = {name: timers[name].result() for name in peer_names}
+    rows = [(name, t.result()) for name, t in timers.items() if name not in peers]
     rl = peers.get("RLCard Dou Dizhu (Python)")
     osp = peers.get("OpenSpiel Dou Dizhu (C++)")
     print(f"| engine | us/decision | games | decisions | / RLCard | / OpenSpiel |")

@@ -32,3 +32,21 @@ def test_the_table_has_every_shipped_game(tmp_path, capsys):
     for line in out.splitlines()[2:]:
         cells = [c.strip() for c in line.strip("|").split("|")]
         assert float(cells[1]) > 0 and int(cells[2]) >= 1 and int(cells[3]) >= 1
+
+
+def test_engines_take_turns_and_seeds_go_on_across_turns():
+    peers = _peers_module()
+    seeds = []
+    timer = peers.Timer(lambda seed: seeds.append(seed) or 3)
+    timer.turn(0.0)
+    timer.turn(0.0)
+    us, games, decisions = timer.result()
+    assert seeds == [0, 1] and games == 2 and decisions == 6 and us >= 0
+
+
+def test_bad_rounds_are_refused(capsys):
+    import pytest
+    peers = _peers_module()
+    with pytest.raises(SystemExit):
+        peers.main(["--rounds", "0"])
+    assert "--rounds" in capsys.readouterr().err

@@ -30,6 +30,8 @@ from __future__ import annotations
 import operator
 from typing import Callable, Optional
 
+import attrs
+
 
 from rulespec import ast as A
 from rulespec import types as T
@@ -215,6 +217,19 @@ _BETTER = {("argmax", False): operator.gt, ("argmax", True): operator.ge,
 
 # ====================================================================== facts about expressions
 _SAFE_CALLS = {"count", "reversed", "tagged", "plays", "cards"}  # their fast code raises no Python error
+
+
+def _reads_locals(e, refs) -> bool:
+    """Does expression e read a local name (a choice, a parameter, a quantifier's variable)?"""
+    if isinstance(e, A.Name):
+        return refs.get(e, ("",))[0] == "local"
+    for f in attrs.fields(type(e)):
+        v = getattr(e, f.name)
+        if isinstance(v, A.Expr) and _reads_locals(v, refs):
+            return True
+        if isinstance(v, tuple) and any(isinstance(x, A.Expr) and _reads_locals(x, refs) for x in v):
+            return True
+    return False
 
 
 def _may_fail(e, refs) -> bool:
@@ -637,10 +652,10 @@ class _Gen:
         body = self.comp.def_body(name, self.checked)
         args = [self.expr(a, "list") for a in e.args]  # a zone given for a list[card] parameter is its cards
         freezers = [_freezer(self.type_of(a)) for a in e.args]
-        # memoised: a pure def of plain values (a list argument is rarely the same twice, and
-        # freezing it costs more than the call saves)
-        call = _memoised(name, body, freezers) if self.comp.pure[name] and \
-            all(fz is _identity for fz in freezers) else body
+        # memoised: a pure def, unless a list argument reads a local name (a candidate's cards,
+        # say): that list is rarely the same twice, and freezing it costs more than the call saves
+        volatile = any(fz is not _identity and _reads_locals(a, self.refs) for fz, a in zip(freezers, e.args))
+        call = _memoised(name, body, freezers) if self.comp.pure[name] and not volatile else body
         return f"{self.bind(call)}({', '.join(['st'] + args)})"
 
     def _Quant(self, e, mode):

@@ -192,8 +192,9 @@ def test_pure_defs_are_memoised_while_actions_are_listed(monkeypatch):
     assert len([1 for n, _ in calls if n == "lucky"]) == 2  # a def that draws is never memoised
 
 
-def test_a_def_of_a_list_is_read_each_time_not_memoised(monkeypatch):
-    """Freezing a list for the memo costs more than the call saves: such calls are not memoised."""
+def test_a_def_of_a_list_made_of_a_choice_is_read_each_time_not_memoised(monkeypatch):
+    """Freezing a candidate's list for the memo costs more than the call saves: a list argument
+    that reads a local name is not memoised; one made of the state alone still is."""
     import interpreter.expressions as X
     calls = []
     original = X.ExpressionCompiler.def_body
@@ -206,15 +207,17 @@ def test_a_def_of_a_list_is_read_each_time_not_memoised(monkeypatch):
             return body(st, *args)
         return counted
     monkeypatch.setattr(X.ExpressionCompiler, "def_body", counting)
-    text = RULES.replace("DEFS", "def few(xs: list[card]): bool = count(xs) < 9\n") \
+    text = RULES.replace("DEFS", "def few(xs: list[card]): bool = count(xs) < 9\n"
+                                 "def some(xs: list[card]): bool = count(xs) < 9\n") \
         .replace("SETUP", "deal 4 from deck to hand[active]") \
         .replace("actions go", "actions go, pick") \
-        .replace("action go() {", "action pick(k: card from hand[active] where few(cards(hand[active]))) "
+        .replace("action go() {", "action pick(k: card from hand[active] where few([k]) and some(cards(hand[active]))) "
                  "{ effect { } }\naction go() {")
     st = interpreter.load_text(text, "probe.rules").new_state(players=2, seed=0)
     calls.clear()
     assert len(st.legal_actions()) == 3
-    assert calls.count("few") == 2  # once per kind of card: the same list, read again
+    assert calls.count("few") == 2   # once per kind of card: [k] differs
+    assert calls.count("some") == 1  # the hand, the same for every candidate: memoised
 
 
 # ====================================================================== deep nesting

@@ -242,8 +242,10 @@ def _windows_step(st, env):
         st._legal = None
         if should_ask(st, top, p):
             env["idx"] = idx
+            listed = st._legal  # p's responses, listed by should_ask (nothing has changed since)
             st.pending = {"kind": "window", "who": p, "eid": top}
-            st._legal = st._legal_map = None  # listed again with the window's own "no response"
+            st._legal_map = None
+            st._legal = st.with_no_response(listed) if listed is not None else None
             return SUSPEND
         idx += 1
     env["idx"] = idx

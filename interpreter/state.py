@@ -296,10 +296,16 @@ class State(Observation):
         finally:
             self._memo = None
         pend = self.pending
-        window = pend is not None and pend["kind"] == "window"
-        if window and not (actions and self.prog.effects[self.entry(pend["eid"])[1]].mandatory):
-            actions.append(Action(NO_RESPONSE, (), NO_RESPONSE))
+        if pend is not None and pend["kind"] == "window":
+            self.with_no_response(actions)
         self._legal, self._legal_map = actions, None
+        return actions
+
+    def with_no_response(self, actions: list) -> list:
+        """A window's actions: the responses listed, then "no response" (unless the effect is
+        mandatory and there is a response)."""
+        if not (actions and self.prog.effects[self.entry(self.pending["eid"])[1]].mandatory):
+            actions.append(Action(NO_RESPONSE, (), NO_RESPONSE))
         return actions
 
     def legal_action_strings(self) -> list[str]:

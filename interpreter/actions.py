@@ -105,7 +105,9 @@ def unfiltered_candidates(prog: Program, act: CAction, st, actor: int, base: dic
     """Every filling of the parameters, the 'where' conditions ignored (to explain an illegal move)."""
     envs = [dict(base or {})]
     for p in act.params:
-        envs = [{**env, p.name: v} for env in envs for v in _param_values(prog, p, st, env, actor)]
+        envs = [{**env, p.name: v} for env in envs for v in
+                (card_choices(prog, p, st, env, actor, prefilter=False) if p.kind in ("card", "cards")
+                 else _param_values(prog, p, st, env, actor))]
         if len(envs) > _limit(st):
             return []
     return envs

@@ -74,7 +74,7 @@ def _sizes(prog: Program, p: CParam, st, env) -> list:
     return v if isinstance(v, list) else [v]
 
 
-def card_choices(prog: Program, p: CParam, st, env, who=None, name: str = None) -> list:
+def card_choices(prog: Program, p: CParam, st, env, who=None, name: str = None, prefilter: bool = True) -> list:
     """Every distinct choice for a card / cards parameter: alike cards (same name and
     properties, same zone) are interchangeable, so each combination of kinds appears once.
     Cards `who` cannot see are alike too: a hidden zone is one class of face-down markers
@@ -86,7 +86,7 @@ def card_choices(prog: Program, p: CParam, st, env, who=None, name: str = None) 
     kind, n_slots = prog.card_kind, len(prog.slots)
     names = prog.card_names
     seen_zone: dict = {}  # zone -> can `who` see it?
-    printed = p.printed  # 'where c.prop == V': cards with another printed value never qualify
+    printed = p.printed if prefilter else None  # 'where c.prop == V': other cards never qualify
     if printed is not None:
         pvals, want = printed[0], printed[1](st, env)
         printed = (pvals, want)

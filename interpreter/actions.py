@@ -176,10 +176,9 @@ class _Plan:
 
 
 def _plan(prog: Program, act: CAction) -> _Plan:
-    plans = prog.cache.setdefault("action_plans", {})
-    plan = plans.get(act.name)
+    plan = act.plan
     if plan is None:
-        plan = plans[act.name] = _Plan(prog, act)
+        plan = act.plan = _Plan(prog, act)
     return plan
 
 

@@ -163,20 +163,11 @@ def nothing_to_choose(prog: Program, p: CParam, st, env, who) -> bool:
     conversion to NAME in the game, or a 'where c.prop == V' card choice: when no card of that
     name or printed value lies in its zones and lists, and none of its zones is hidden from the
     chooser (that would offer face-down cards).  Looks at the few cards of that name or value only."""
-    if p.zones is None:
-        return False
-    if p.kind == "use":
-        if prog.conversions_to.get(p.role):
-            return False
-        cards = prog.copies_of.get(p.role, ())
-    elif p.printed is not None and p.kind == "card":
-        pvals, want = p.printed[0], p.printed[1](st, env)
-        table = prog.cache.setdefault("printed", {})
-        key = (id(pvals), want)
-        cards = table.get(key)
-        if cards is None:
-            cards = table[key] = [c for c in range(prog.card_count) if pvals[c] == want]
-    else:
+    cards = st.opts.live.get(id(p))  # the cards it could offer, once per game (ids never clash with
+    # the small numbers that key abilities there)
+    if cards is None:
+        cards = st.opts.live[id(p)] = _only_cards(prog, p, st, env)
+    if cards is False:
         return False
     where = st.where
     for is_zone, f in p.zones:
@@ -192,6 +183,20 @@ def nothing_to_choose(prog: Program, p: CParam, st, env, who) -> bool:
             if listed and (any(c in listed for c in cards) or any(not st.can_see(where[c], who) for c in listed)):
                 return False
     return True
+
+
+def _only_cards(prog: Program, p: CParam, st, env):
+    """The only cards choice p can offer (visible ones), or False when that is not known ahead."""
+    if p.zones is None:
+        return False
+    if p.kind == "use":
+        if prog.conversions_to.get(p.role):
+            return False
+        return list(prog.copies_of.get(p.role, ()))
+    if p.printed is not None and p.kind == "card":
+        pvals, want = p.printed[0], p.printed[1](st, env)  # (fixed for a game)
+        return [c for c in range(prog.card_count) if pvals[c] == want]
+    return False
 
 
 def _group_pairs(prog: Program, st, pairs, who, name, printed, by_class: dict, seen_zone: dict) -> int:

@@ -78,6 +78,7 @@ class CAction:
     respond_to: frozenset = frozenset()  # effect names / tags it answers; empty: an ordinary action
     ability: Optional[CAbility] = None   # the card that gives it (to the owner of the zone it is in)
     card_slots: tuple = ()  # (parameter, kind) of the parameters that choose cards
+    plan: Optional[object] = None  # what listing it needs (actions._Plan), made when first listed
 
     def __attrs_post_init__(self):
         self.card_slots = tuple((p.name, p.kind) for p in self.params if p.kind in ("card", "cards", "use"))

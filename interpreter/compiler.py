@@ -188,8 +188,9 @@ class Program:
         self.cache: dict = {}  # scratch space the engine fills lazily (e.g. action listing plans)
         # ---- variables
         self.var_index = {name: i for i, name in enumerate(model.vars)}
-        # ---- compile
-        self.exprs = ExpressionCompiler(self, fast=fused)
+        # ---- compile (replaying the expressions of an earlier build of this model: code_cache.py)
+        from . import code_cache
+        self.exprs = ExpressionCompiler(self, fast=fused, cached=code_cache.load(model, fused))
         self.blocks: list = []  # every compiled block (blocks.py); the engine's own come first
         from .blocks import BlockCompiler
         from .machine import install_engine_blocks
@@ -238,6 +239,7 @@ class Program:
             var = model.score.var
             self.score = lambda st, p: body(st, {var: p})
         self.invariants = [(inv, self.expr(inv.expr)) for inv in model.invariants]
+        code_cache.store(model, fused, self.exprs.finish())
 
     # ------------------------------------------------------------------ helpers
     def card_label(self, st, c: int) -> str:

@@ -24,10 +24,23 @@ Python locals, no env: a def sees only its parameters) called through a memo: a 
 memoised in ``st._memo`` while the engine lists legal actions (the state cannot change then).
 A subtree nested deeper than CHUNK_DEPTH is generated as a function of its own, so no rule can
 nest deeply enough to break Python's parser.
+
+While a Program is built, every function goes into one namespace (a ``_Session``): the names it
+binds (``_k1``, a table, a def's memo, the node an error is reported at) are unique across the
+whole game, and each is recorded with a *recipe* that says how to make its value again
+(``("props", "rank")``, ``("site", line, col, ...)``).  The session's code objects, recipes and
+the order in which the compiler asked for each expression are then kept on disk
+(code_cache.py); a later process that builds the same model with the same engine *replays*
+them: it makes the functions from the stored code objects and the recipes, in the same order,
+without generating or compiling any Python (a check of each expression's kind and place
+guards the order; any difference, and it generates from there on as usual).
 """
 from __future__ import annotations
 
+import builtins
+import marshal
 import operator
+import types
 from typing import Callable, Optional
 
 import attrs
@@ -270,6 +283,9 @@ def _freezer(t: T.Type) -> Callable:
     return _freeze_any
 
 
+_FREEZERS = {"tuple": tuple, "id": _identity, "any": _freeze_any}
+_FREEZER_CODES = {id(f): code for code, f in _FREEZERS.items()}
+
 _MISSING = object()
 
 
@@ -325,43 +341,148 @@ def _memoised(name: str, body: Callable, freezers: list) -> Callable:
 
 
 # ====================================================================== the compiler
+class _Session:
+    """The functions generated while one Program is built: one namespace, names unique within it,
+    and what it takes to make them again (see the module's docstring)."""
+
+    def __init__(self):
+        self.ns: dict = dict(_HELPERS)
+        self.ns["_PY_ERRORS"] = _PY_ERRORS  # a try costs nothing until something raises
+        self.ns["__builtins__"] = builtins.__dict__
+        self.counter = [0]
+        self.codes: list = []    # (function name, code object), in the order they were made
+        self.binds: list = []    # (name, recipe): how to make every other value the code names
+        self.entries: list = []  # (kind, line, col, function name, its fallback's name or None)
+        self.bodies: dict = {}   # (def name, checked) -> function name
+        self.cacheable = True    # False once something was bound without a recipe
+        self.replay: Optional[list] = None  # entries still to replay (a cached session), last first
+        self.mismatch = False    # the build asked for another expression than the recorded one
+        self.pending: list = []  # replaying: the recorded binds, made by finish()
+
+
 class ExpressionCompiler:
     """Compiles the expressions of one Program (which holds the tables: cards, zones, vars)."""
 
-    def __init__(self, prog, fast: bool = True):
+    def __init__(self, prog, fast: bool = True, cached: Optional[dict] = None):
+        """cached: a session recorded by an earlier build of the same model (code_cache.py)."""
         self.prog = prog
         self.model = prog.model
         self.path = prog.path
         self.fast = fast
         self._draws: dict = {}  # expression node -> does it draw random numbers
         self._rule_draws: dict = {}  # rule value -> does computing it draw random numbers
-        self.pure: dict[str, bool] = {}  # def -> draws no random number (defs call only earlier defs)
-        for d in self.model.defs.values():
-            self.pure[d.name] = not self.draws(d.body)
         self._bodies: dict = {}  # (def name, checked) -> its body function
+        self._formatters: dict = {}  # type -> the formatter templates show it with
         # effect -> its name and tags, for tagged() (from the model: effects compile after expressions)
         self.tags = {name: frozenset([name] + [t.name for t in d.tags]) for name, d in self.model.effects.items()}
+        self.session: Optional[_Session] = _Session()
+        self.replayed = False  # did the whole build come from a recorded session
+        if cached is not None:
+            try:
+                self._start_replay(cached)
+            except Exception:  # a damaged or foreign record: generate everything
+                self.session = _Session()
+                self._bodies.clear()
+                cached = None
+        if cached is None:
+            self.pure: dict[str, bool] = {}  # def -> draws no random number (defs call only earlier defs)
+            for d in self.model.defs.values():
+                self.pure[d.name] = not self.draws(d.body)
+
+    # ---- sessions: record, replay
+    def _start_replay(self, rec: dict) -> None:
+        s = self.session
+        ns = s.ns
+        for name, code in marshal.loads(rec["code"]):
+            ns[name] = types.FunctionType(code, ns, name)
+        s.pending = rec["binds"]  # made when the Program is complete (a recipe may name any of its tables)
+        self.pure = dict(rec["pure"])
+        for key, fname in rec["bodies"]:
+            self._bodies[key] = ns[fname]
+        s.bodies = dict(rec["bodies"])
+        s.counter[0] = rec["counter"]
+        s.replay = list(reversed(rec["entries"]))
+        s.cacheable = False  # nothing new to keep
+
+    def _resolver(self, ns: dict) -> Callable:
+        prog = self.prog
+        path = self.path
+        from rulespec.ast import Span
+        memos: dict = {}
+
+        def resolve(r):
+            kind = r[0]
+            if kind == "site":
+                return path, Span(r[1], r[2], r[3], r[4])
+            if kind == "fn":
+                return ns[r[1]]
+            if kind == "props":
+                return prog.card_props[r[1]]
+            if kind == "fmt":
+                return self.formatter(r[1])
+            if kind == "memo":
+                got = memos.get(r)
+                if got is None:
+                    got = memos[r] = _memoised(r[1], ns[r[2]], [_FREEZERS[c] for c in r[3]])
+                return got
+            if kind == "better":
+                return _BETTER[r[1], r[2]]
+            return {"names": prog.card_names, "rules": prog.rules, "tags": self.tags}[kind]
+        return resolve
+
+    def finish(self) -> Optional[dict]:
+        """End the Program's session: later expressions (a checked version generated when one
+        fails) get namespaces of their own.  Returns the record to keep, or None."""
+        s, self.session = self.session, None
+        if s is None:
+            return None
+        resolve = self._resolver(s.ns)
+        for name, recipe in s.pending:
+            s.ns[name] = resolve(recipe)
+        if s.replay is not None:
+            self.replayed = not s.mismatch and not s.replay
+            return None
+        if not s.cacheable:
+            return None
+        try:
+            code = marshal.dumps(s.codes)
+        except ValueError:  # a constant marshal cannot write: nothing is kept
+            return None
+        return {"code": code, "binds": s.binds, "entries": s.entries, "pure": self.pure,
+                "bodies": list(s.bodies.items()), "counter": s.counter[0]}
+
+    def formatter(self, t: T.Type) -> Callable:
+        got = self._formatters.get(t)
+        if got is None:
+            got = self._formatters[t] = self.prog.formatter(t)
+        return got
 
     # ---- entry points: each returns f(st, env)
     def value(self, e) -> Callable:
-        return self._entry(e.span, lambda g: g.expr(e), [e])
+        return self._entry("value", e.span, lambda g: g.expr(e), [e])
 
     def as_list(self, e) -> Callable:
         """e as a list: a zone becomes a copy of its cards."""
-        return self._entry(e.span, lambda g: g.expr(e, "list"), [e])
+        return self._entry("list", e.span, lambda g: g.expr(e, "list"), [e])
 
     def all_of(self, conds: list) -> Callable:
         """True when every condition holds (in order, stopping at the first that fails)."""
-        return self._entry(conds[0].span, lambda g: "bool(" + " and ".join(g.expr(c) for c in conds) + ")", conds)
+        return self._entry("all", conds[0].span,
+                           lambda g: "bool(" + " and ".join(g.expr(c) for c in conds) + ")", conds)
 
     def template(self, parts: list, span) -> Callable:
         """A text with {expr} parts (parts: strings and expressions), each shown by its type's formatter."""
         def emit(g):
-            out = [repr(p) if isinstance(p, str) else
-                   f"{g.bind(self.prog.formatter(self.prog.type_of(p)))}(st, {g.expr(p)})" for p in parts]
+            out = []
+            for p in parts:
+                if isinstance(p, str):
+                    out.append(repr(p))
+                else:
+                    t = self.prog.type_of(p)
+                    out.append(f"{g.bind(self.formatter(t), ('fmt', t))}(st, {g.expr(p)})")
             g.may_fail = g.may_fail or any(not isinstance(p, str) for p in parts)  # a formatter may fail
             return " + ".join(out) if out else "''"
-        return self._entry(span, emit, [p for p in parts if not isinstance(p, str)])
+        return self._entry("text", span, emit, [p for p in parts if not isinstance(p, str)])
 
     def draws(self, e) -> bool:
         """Does evaluating e draw from the game's random generator (directly, through a def or a rule)?"""
@@ -384,29 +505,46 @@ class ExpressionCompiler:
 
     def version(self, e, checked: bool) -> Callable:
         """One version of e on its own, without the fallback (tests compare the two)."""
-        return self._function(e.span, lambda g: g.expr(e), checked)
+        return self._function(e.span, lambda g: g.expr(e), checked, session=None)
 
-    def _entry(self, span, emit, exprs: list) -> Callable:
+    def _entry(self, kind: str, span, emit, exprs: list) -> Callable:
+        s = self.session
+        if s is not None and s.replay:
+            k, line, col, fname, xname = s.replay.pop()
+            if (k, line, col) == (kind, span.line, span.col):
+                if xname is not None:
+                    s.ns[xname] = self._explainer(span, emit)
+                return s.ns[fname]
+            s.replay, s.mismatch = [], True  # not the build that was recorded: generate from here on
         checked_only = not self.fast or any(self.draws(e) for e in exprs)
         if checked_only:  # random() must not be drawn twice
-            return self._function(span, emit, True)
+            f, xname = self._function(span, emit, True, session=s), None
+        else:
+            f, xname = self._function(span, emit, False, self._explainer(span, emit), session=s)
+        if s is not None:
+            s.entries.append((kind, span.line, span.col, f.__name__, xname))
+        return f
+
+    def _explainer(self, span, emit) -> Callable:
         checked = None
 
         def explain(st, env):  # the checked version, generated the first time something fails
             nonlocal checked
             if checked is None:
-                checked = self._function(span, emit, True)
+                checked = self._function(span, emit, True, session=None)
             return checked(st, env)
-        return self._function(span, emit, False, explain)
+        return explain
 
-    def _function(self, span, emit, checked: bool, explain: Optional[Callable] = None) -> Callable:
-        g = _Gen(self, checked, {}, True)
+    def _function(self, span, emit, checked: bool, explain: Optional[Callable] = None, session=None):
+        """The function of one entry; with a fallback (explain), also the name it is bound to."""
+        g = _Gen(self, checked, {}, True, session=session)
         src = emit(g)
         if explain is None or not g.may_fail:
-            return g.define("st, env", f" return {src}\n", span)
-        g.ns["_explain"] = explain
-        g.ns["_PY_ERRORS"] = _PY_ERRORS  # a try costs nothing until something raises
-        return g.define("st, env", f" try:\n  return {src}\n except _PY_ERRORS:\n  return _explain(st, env)\n", span)
+            f = g.define("st, env", f" return {src}\n", span)
+            return (f, None) if explain is not None else f
+        x = g.bind(explain, ("explain",))  # replaying, the caller binds its own
+        f = g.define("st, env", f" try:\n  return {src}\n except _PY_ERRORS:\n  return {x}(st, env)\n", span)
+        return f, x
 
     # ---- defs
     def def_body(self, name: str, checked: bool) -> Callable:
@@ -418,9 +556,11 @@ class ExpressionCompiler:
         if got is None:
             d = self.model.defs[name]
             args = [f"a{i}" for i in range(len(d.params))]
-            g = _Gen(self, checked, {p.name: a for p, a in zip(d.params, args)}, False)
+            g = _Gen(self, checked, {p.name: a for p, a in zip(d.params, args)}, False, session=self.session)
             src = g.expr(d.body, "list")  # a zone-valued def gives a copy of the cards
             got = self._bodies[key] = g.define(", ".join(["st"] + args), f" return {src}\n", d.body.span)
+            if self.session is not None:
+                self.session.bodies[key] = got.__name__
         return got
 
 
@@ -428,7 +568,7 @@ class _Gen:
     """Writes the source of one generated function (and of the chunks it calls)."""
 
     def __init__(self, comp: ExpressionCompiler, checked: bool, scope: dict, has_env: bool,
-                 ns: Optional[dict] = None, counter: Optional[list] = None):
+                 ns: Optional[dict] = None, counter: Optional[list] = None, session: Optional[_Session] = None):
         self.comp = comp
         self.prog = comp.prog
         self.refs = comp.model.refs
@@ -436,7 +576,13 @@ class _Gen:
         self.checked = checked
         self.scope = dict(scope)   # rules name -> the Python local that holds it (quantifiers, def parameters)
         self.has_env = has_env     # False in a def body: it sees only its parameters
-        self.ns = ns if ns is not None else dict(_HELPERS)
+        self.session = session     # while a Program is built: its namespace, and the record of it
+        if session is not None:
+            ns, counter = session.ns, session.counter
+        if ns is None:
+            ns = dict(_HELPERS)
+            ns["_PY_ERRORS"] = _PY_ERRORS
+        self.ns = ns
         self.counter = counter if counter is not None else [0]  # shared with chunks: unique names
         self.depth = 0
         self.may_fail = False  # can the source raise a Python error (then the checked version explains it)
@@ -445,21 +591,32 @@ class _Gen:
         self.counter[0] += 1
         return f"{prefix}{self.counter[0]}"
 
-    def bind(self, value) -> str:
-        """A name for a value the source refers to (a table, a function)."""
+    def bind(self, value, recipe: Optional[tuple] = None) -> str:
+        """A name for a value the source refers to (a table, a function); recipe: how a replayed
+        session makes the value again (see the module's docstring)."""
         name = self.fresh("_k")
         self.ns[name] = value
+        s = self.session
+        if s is not None:
+            if recipe is None:
+                s.cacheable = False
+            elif recipe[0] != "explain":  # an entry's fallback: the replaying caller makes its own
+                s.binds.append((name, recipe))
         return name
 
     def site(self, e) -> str:
         """Where a checking helper reports an error: (path, span) of node e."""
-        return self.bind((self.comp.path, e.span))
+        sp = e.span
+        return self.bind((self.comp.path, sp), ("site", sp.line, sp.col, sp.end_line, sp.end_col))
 
     def define(self, params: str, body: str, span) -> Callable:
         name = self.fresh("_f")
         where = f"<rules {self.comp.path}:{span.line}:{span.col}>"  # names the code in profiles and tracebacks
         exec(compile(f"def {name}({params}):\n{body}", where, "exec"), self.ns)  # noqa: S102 -- from the checked model
-        return self.ns[name]
+        f = self.ns[name]
+        if self.session is not None:
+            self.session.codes.append((name, f.__code__))
+        return f
 
     def type_of(self, e) -> T.Type:
         return self.types.get(e, T.ANY)
@@ -491,12 +648,12 @@ class _Gen:
 
     def _chunk(self, e, mode: str) -> str:
         """e as a function of its own, given the Python locals in scope."""
-        sub = _Gen(self.comp, self.checked, self.scope, self.has_env, self.ns, self.counter)
+        sub = _Gen(self.comp, self.checked, self.scope, self.has_env, self.ns, self.counter, self.session)
         src = sub.expr(e, mode)
         self.may_fail = self.may_fail or sub.may_fail
         local = sorted(set(self.scope.values()))
         f = sub.define(", ".join(["st", "env"] + local), f" return {src}\n", e.span)
-        return f"{self.bind(f)}({', '.join(['st', 'env' if self.has_env else 'None'] + local)})"
+        return f"{self.bind(f, ('fn', f.__name__))}({', '.join(['st', 'env' if self.has_env else 'None'] + local)})"
 
     # ---- nodes
     def _IntLit(self, e, mode):
@@ -539,7 +696,8 @@ class _Gen:
         if kind == "entry_data":
             return f"_entry_data(st, {obj}, {rest[0]!r}, {self.site(e)})"
         if kind in ("card_name", "prop"):
-            vals = self.bind(self.prog.card_names if kind == "card_name" else self.prog.card_props[rest[0]])
+            vals = self.bind(self.prog.card_names, ("names",)) if kind == "card_name" else \
+                self.bind(self.prog.card_props[rest[0]], ("props", rest[0]))
             return f"_prop({vals}, {obj}, {e.name!r}, {self.site(e)})" if self.checked else f"{vals}[{obj}]"
         if kind in ("record_field", "use_field"):
             return f"_record_field({obj}, {rest[0]!r}, {self.site(e)})" if self.checked else f"{obj}[{rest[0]!r}]"
@@ -607,7 +765,7 @@ class _Gen:
             return self._def_call(e)
         if kind == "rule":  # its base combined with every contribution that applies now
             args = ", ".join(self.expr(a, "list") for a in e.args)
-            return f"{self.bind(self.prog.rules)}[{e.func!r}].value(st, [{args}])"
+            return f"{self.bind(self.prog.rules, ('rules',))}[{e.func!r}].value(st, [{args}])"
         f, args = e.func, e.args
         if f == "count":
             if self.is_builtin_call(args[0], "plays"):
@@ -623,7 +781,7 @@ class _Gen:
             assert self.checked, "random() is only ever evaluated once, in the checked version"
             return f"_random(st, {self.expr(args[0], 'view')}, {self.site(e)})"
         if f == "tagged":
-            return f"_tagged(st, {self.expr(args[0])}, {args[1].value!r}, {self.bind(self.comp.tags)})"
+            return f"_tagged(st, {self.expr(args[0])}, {args[1].value!r}, {self.bind(self.comp.tags, ('tags',))})"
         a = [self.expr(x) for x in args]
         if f == "revealed":
             return f"_revealed(st, {a[0]}, {self.site(e)})" if self.checked else f"st.is_revealed({a[0]})"
@@ -655,8 +813,12 @@ class _Gen:
         # memoised: a pure def, unless a list argument reads a local name (a candidate's cards,
         # say): that list is rarely the same twice, and freezing it costs more than the call saves
         volatile = any(fz is not _identity and _reads_locals(a, self.refs) for fz, a in zip(freezers, e.args))
-        call = _memoised(name, body, freezers) if self.comp.pure[name] and not volatile else body
-        return f"{self.bind(call)}({', '.join(['st'] + args)})"
+        if self.comp.pure[name] and not volatile:
+            call = _memoised(name, body, freezers)
+            recipe = ("memo", name, body.__name__, tuple(_FREEZER_CODES[id(f)] for f in freezers))
+        else:
+            call, recipe = body, ("fn", body.__name__)
+        return f"{self.bind(call, recipe)}({', '.join(['st'] + args)})"
 
     def _Quant(self, e, mode):
         dom = self.expr(e.domain, "iter")
@@ -692,7 +854,7 @@ class _Gen:
             values = f"[{body} {loop}]"
             return f"_extreme({values}, {k!r}, {self.site(e)})" if self.checked else f"{k}({values})"
         pairs = f"[({q}, {body}) {loop}]"
-        better = self.bind(_BETTER[k, e.ties_last])
+        better = self.bind(_BETTER[k, e.ties_last], ("better", k, e.ties_last))
         if self.checked:
             return f"_best_checked({pairs}, {better}, {k!r}, {self.site(e)})"
         return f"_best({pairs}, {better})"

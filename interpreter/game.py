@@ -10,7 +10,8 @@ from typing import Optional, Union
 from rulespec.checker import check_file, check_text
 from rulespec.diagnostics import did_you_mean
 from rulespec.model import Model
-from rulespec.parser import decode
+from rulespec.model_cache import no_gc
+from rulespec.source import decode
 
 from .cardsets import DEFAULT_MAX_CHOICES
 from .compiler import Program
@@ -27,7 +28,8 @@ class Game:
         self.model = model
         self.path = path
         self.source_hash = stable_hash(model.source)
-        self.prog = Program(model, fused=fused)
+        with no_gc():  # thousands of long-lived closures: collecting meanwhile finds nothing
+            self.prog = Program(model, fused=fused)
         # the most candidate choices one decision may list before the engine stops with a rules
         # error naming the action (an unbounded 'cards' choice on a big hand has millions)
         self.max_choices = DEFAULT_MAX_CHOICES

@@ -1,5 +1,5 @@
 """rulespec: card games written as text, checked like code, run by one generic engine."""
-from .diagnostics import Diagnostic, RulesError
+from .errors import RulesError
 
 __version__ = "0.1.0"
 
@@ -8,6 +8,13 @@ def load(path):
     """Load a rules file into a playable Game (see interpreter.load)."""
     from interpreter import load as _load  # the CLI and this helper are rulespec's only links to the engine
     return _load(path)
+
+
+def __getattr__(name: str):
+    if name == "Diagnostic":  # imported on first use: `rulespec check` of a cached file never needs it
+        from .diagnostics import Diagnostic
+        return Diagnostic
+    raise AttributeError(f"module 'rulespec' has no attribute '{name}'")
 
 
 __all__ = ["Diagnostic", "RulesError", "load", "__version__"]

@@ -13,7 +13,7 @@ from .diagnostics import Diagnostic, RulesError, did_you_mean
 from .graph import build_phase_graph, analyse_phase_graph
 from .model import Ability, CardInfo, EnumInfo, Model, OptionInfo, PropertyInfo, VarInfo, ZoneInfo
 from . import model_cache
-from .parser import parse_template, parse_text, read_source
+from .source import read_source  # the parser (and Lark) are imported only to parse: not for a cached model
 
 ZONE_KINDS = {"pile", "set", "plays"}
 ZONE_VISIBILITY = {"public", "owner", "hidden"}
@@ -985,6 +985,7 @@ class Checker:
 
     def template(self, lit: A.StrLit, env: dict) -> None:
         try:
+            from .parser import parse_template
             parts = parse_template(lit, self.path, self.rules.source)
         except RulesError as e:
             self.diags.extend(e.diagnostics)
@@ -1419,7 +1420,10 @@ def check_file(path) -> Model:
 
 def check_text(text: str, path: str = "<string>") -> Model:
     """Parse and check; a large file checked before (by this rulespec) comes from the model cache."""
-    return model_cache.checked_model(text, path, lambda: check(parse_text(text, path)))
+    def build() -> Model:
+        from .parser import parse_text
+        return check(parse_text(text, path))
+    return model_cache.checked_model(text, path, build)
 
 
 def _self_beyond_properties(e: A.Expr, defs: dict, var_names: set, me: str = "self",

@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from .diagnostics import RulesError
+from .errors import RulesError  # light: the language and the engine are imported by the commands that use them
 
 
 class UsageError(Exception):
@@ -82,22 +82,29 @@ def check_writable(path: str, directory: bool = False) -> None:
 
 # ---------------------------------------------------------------------- check
 def cmd_check(args) -> int:
-    from .checker import check_file
+    from . import model_cache
+    from .source import read_source
     status = 0
     for path in args.files:
         try:
-            model = check_file(path)
+            text = read_source(path)
+            # a file checked before by this rulespec: its answer is in the model cache's header
+            summary = model_cache.cached_summary(text, str(path))
+            if summary is None:
+                from .checker import check_text
+                summary = model_cache.summarise(check_text(text, str(path)))
         except RulesError as e:
             print(e.render(), file=sys.stderr)
             n = sum(1 for d in e.diagnostics if d.severity == "error")
             print(f"{path}: {n} error{'s' if n != 1 else ''}", file=sys.stderr)
             status = 1
             continue
-        for w in model.warnings:
-            print(w.render(model.source), file=sys.stderr)
-        extra = f", {len(model.warnings)} warning{'s' if len(model.warnings) != 1 else ''}" if model.warnings else ""
-        print(f"{path}: ok ({model.name}: {len(model.phases)} phases, {len(model.actions)} actions, "
-              f"{sum(c.copies for c in model.cards)} cards{extra})")
+        warnings = summary["warnings"]
+        for w in warnings:
+            print(w, file=sys.stderr)
+        extra = f", {len(warnings)} warning{'s' if len(warnings) != 1 else ''}" if warnings else ""
+        print(f"{path}: ok ({summary['name']}: {summary['phases']} phases, {summary['actions']} actions, "
+              f"{summary['cards']} cards{extra})")
     return status
 
 

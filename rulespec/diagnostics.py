@@ -7,6 +7,7 @@ from typing import Iterable, Optional
 import attrs
 
 from .ast import Span
+from .errors import RulesError  # noqa: F401 (defined apart: raising and catching it needs no attrs)
 
 
 @attrs.frozen
@@ -57,19 +58,6 @@ def _window(text: str, col: int, width: int) -> tuple:
     col = col - start + len(prefix)
     width = min(width, len(shown) + len(prefix) + 1 - col + 1)
     return prefix + shown + suffix, col, max(1, width)
-
-
-class RulesError(Exception):
-    """Raised when a rules file has errors; carries every diagnostic found."""
-
-    def __init__(self, diagnostics: list[Diagnostic], source: Optional[str] = None):
-        self.diagnostics = diagnostics
-        self.source = source
-        errors = [d for d in diagnostics if d.severity == "error"]
-        super().__init__(errors[0].headline() if errors else "rules error")
-
-    def render(self) -> str:
-        return "\n".join(d.render(self.source) for d in self.diagnostics)
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> Optional[str]:

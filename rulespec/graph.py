@@ -1,14 +1,14 @@
-"""The phase graph: a networkx DiGraph of phases, built from the rules and analysed by the checker.
+"""The phase graph: phases and the ways between them, built from the rules and analysed by the checker.
 
 Nodes are phase names plus END; an edge A -> B means phase A can hand over to B
-(a ``next`` clause), A -> END means something in A can end the game.
+(a ``next`` clause), A -> END means something in A can end the game.  The graph is plain
+data (model.PhaseGraph), so that reading a model needs no graph library; ``Model.graph`` gives
+it as a networkx DiGraph.
 """
 from __future__ import annotations
 
-import networkx as nx
-
 from . import ast as A
-from .model import END
+from .model import END, PhaseGraph
 
 
 def source_text(source: str, span: A.Span) -> str:
@@ -77,8 +77,8 @@ def phase_can_end_game(phase: A.PhaseDecl, actions: dict, finder: "_EndFinder | 
     return any(a.name in actions and finder.block(actions[a.name].effect) for a in phase.actions)
 
 
-def build_phase_graph(checker) -> nx.DiGraph:
-    g = nx.DiGraph()
+def build_phase_graph(checker) -> PhaseGraph:
+    g = PhaseGraph()
     source = checker.rules.source
     g.add_node(END, has_actions=False, doc="the game is over")
     finder = _EndFinder(checker)
@@ -101,7 +101,51 @@ def build_phase_graph(checker) -> nx.DiGraph:
     return g
 
 
-def analyse_phase_graph(checker, g: nx.DiGraph) -> None:
+def _loops(g: PhaseGraph, nodes: list) -> list:
+    """The strongly connected components of the subgraph on nodes that hold a cycle (Tarjan's
+    algorithm, without recursion: a file may declare many phases)."""
+    inside = set(nodes)
+    succ = {n: [b for b in g.successors(n) if b in inside] for n in nodes}
+    index: dict = {}
+    low: dict = {}
+    stack: list = []
+    on_stack: set = set()
+    out: list = []
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            v, i = work.pop()
+            if i == 0:
+                index[v] = low[v] = len(index)
+                stack.append(v)
+                on_stack.add(v)
+            if i < len(succ[v]):
+                work.append((v, i + 1))
+                w = succ[v][i]
+                if w not in index:
+                    work.append((w, 0))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            if low[v] == index[v]:
+                comp = set()
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.add(w)
+                    if w == v:
+                        break
+                if len(comp) > 1 or v in succ[v]:
+                    out.append(comp)
+            if work:  # back in the caller: pass the low link up
+                u = work[-1][0]
+                low[u] = min(low[u], low[v])
+    return out
+
+
+def analyse_phase_graph(checker, g: PhaseGraph) -> None:
     model_start = checker.game.start.name if checker.game.start else next(iter(checker.phases))
     if model_start not in g:
         return
@@ -117,7 +161,7 @@ def analyse_phase_graph(checker, g: nx.DiGraph) -> None:
             checker.error(p.span, f"phase '{p.name}' has no 'next' and never ends the game",
                           "add: next <phase>, or an 'end game' statement")
             flagged.add(p.name)
-    reachable = nx.descendants(g, model_start) | {model_start}
+    reachable = g.reachable(model_start)
     for p in checker.phases.values():
         if p.name not in reachable:
             checker.warning(p.span, f"phase '{p.name}' is unreachable from the start phase '{model_start}'",
@@ -128,16 +172,18 @@ def analyse_phase_graph(checker, g: nx.DiGraph) -> None:
                           "the game can never end: no path from the start reaches 'end game'",
                           "some phase needs an 'end game' statement, reachable through 'next' clauses")
     else:
-        can_end = nx.ancestors(g, END)
+        can_end = g.reachable(END, reverse=True) - {END}
         for p in checker.phases.values():
             if p.name in reachable and p.name not in can_end and p.name not in flagged:
                 checker.error(p.span, f"once in phase '{p.name}' the game can never end",
                               "every phase needs a path of 'next' clauses to a phase that ends the game")
     # A loop of phases that neither ask a player anything nor change anything spins forever.
-    idle = [n for n, d in g.nodes(data=True) if n != END and not d["has_actions"] and not d["has_effects"]]
-    sub = g.subgraph(idle)
-    loops = [c for c in nx.strongly_connected_components(sub)
-             if len(c) > 1 or any(sub.has_edge(n, n) for n in c)]
+    idle = [n for n, d in g.nodes.items() if n != END and not d["has_actions"] and not d["has_effects"]]
+    loops = _loops(g, idle)
+    if not loops:
+        return
+    import networkx as nx  # only to name a loop found (an error)
+    sub = g.to_networkx().subgraph(idle)
     order = {name: i for i, name in enumerate(checker.phases)}
     for comp in sorted(loops, key=lambda c: min(order[n] for n in c)):
         cycle = [a for a, _ in nx.find_cycle(sub.subgraph(comp))]
@@ -154,7 +200,7 @@ def _dot_quote(s: str) -> str:
 
 
 def to_mermaid(model) -> str:
-    g = model.graph
+    g = model.phase_graph
     ids = {n: ("END" if n == END else f"p_{n}") for n in g.nodes}
     lines = ["flowchart TD"]
     for n in g.nodes:
@@ -164,7 +210,7 @@ def to_mermaid(model) -> str:
             shape = ("[", "]") if g.nodes[n]["has_actions"] else ("([", "])")
             lines.append(f"    {ids[n]}{shape[0]}\"{n}\"{shape[1]}")
     lines.append(f"    START(( )) --> {ids[model.start_phase]}")
-    for a, b, d in g.edges(data=True):
+    for a, b, d in g.edge_list():
         label = d.get("label", "").replace('"', "'")
         arrow = f" -->|\"{label}\"| " if label else " --> "
         lines.append(f"    {ids[a]}{arrow}{ids[b]}")
@@ -172,13 +218,13 @@ def to_mermaid(model) -> str:
 
 
 def to_dot(model) -> str:
-    g = model.graph
+    g = model.phase_graph
     lines = [f"digraph {_dot_quote(model.name)} {{", "    rankdir=TB;", '    "(start)" [shape=point];']
     for n in g.nodes:
         shape = "doublecircle" if n == END else ("box" if g.nodes[n]["has_actions"] else "ellipse")
         lines.append(f"    {_dot_quote(n)} [shape={shape}];")
     lines.append(f'    "(start)" -> {_dot_quote(model.start_phase)};')
-    for a, b, d in g.edges(data=True):
+    for a, b, d in g.edge_list():
         label = d.get("label", "")
         attr = f" [label={_dot_quote(label)}]" if label else ""
         lines.append(f"    {_dot_quote(a)} -> {_dot_quote(b)}{attr};")

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any, Optional
 
 import attrs
-import networkx as nx
 
 from . import ast as A
 from .types import Type
@@ -17,14 +16,73 @@ from .types import Type
 END = "(end)"  # the phase-graph node for the end of the game
 
 
-@attrs.define
+@attrs.define(slots=False)
+class PhaseGraph:
+    """The phase graph as plain data (nothing to import to read it back from the model cache).
+
+    ``nodes``: phase name (and END) -> its attributes (``has_actions``, ``has_effects``, ``doc``);
+    ``edges``: (from, to) -> its attributes (``label``).  ``Model.graph`` is the same graph as a
+    networkx DiGraph, for callers that want graph algorithms."""
+    nodes: dict = attrs.field(factory=dict)
+    edges: dict = attrs.field(factory=dict)
+
+    def add_node(self, name: str, **data) -> None:
+        self.nodes.setdefault(name, {}).update(data)
+
+    def add_edge(self, a: str, b: str, **data) -> None:
+        for n in (a, b):
+            self.nodes.setdefault(n, {})
+        self.edges.setdefault((a, b), {}).update(data)
+
+    def edge_list(self) -> list:
+        """[(from, to, attributes)] in networkx's order: by the first node's place, then as added."""
+        place = {n: i for i, n in enumerate(self.nodes)}
+        return sorted(((a, b, d) for (a, b), d in self.edges.items()), key=lambda e: place[e[0]])
+
+    def __contains__(self, node) -> bool:
+        return node in self.nodes
+
+    def has_edge(self, a: str, b: str) -> bool:
+        return (a, b) in self.edges
+
+    def successors(self, a: str) -> list:
+        return [y for x, y in self.edges if x == a]
+
+    def copy(self) -> "PhaseGraph":
+        return PhaseGraph({n: dict(d) for n, d in self.nodes.items()}, {e: dict(d) for e, d in self.edges.items()})
+
+    def reachable(self, start: str, reverse: bool = False) -> set:
+        """Every node a path leads to from start (reverse: that leads to start), start included."""
+        nxt: dict = {}
+        for a, b in self.edges:
+            x, y = (b, a) if reverse else (a, b)
+            nxt.setdefault(x, []).append(y)
+        seen, todo = {start}, [start]
+        while todo:
+            for y in nxt.get(todo.pop(), ()):
+                if y not in seen:
+                    seen.add(y)
+                    todo.append(y)
+        return seen
+
+    def to_networkx(self):
+        import networkx as nx  # only for callers that want graph algorithms: the engine never does
+        g = nx.DiGraph()
+        for n, d in self.nodes.items():
+            g.add_node(n, **d)
+        for (a, b), d in self.edges.items():
+            g.add_edge(a, b, **d)
+        return g
+
+
+@attrs.define(slots=False)  # no __setstate__: the model cache unpickles it in C
 class EnumInfo:
     name: str
     members: list[str]
     doc: Optional[str]
 
 
-@attrs.define
+@attrs.define(slots=False)  # no __setstate__: the model cache unpickles it in C
 class OptionInfo:
     name: str
     type: Type
@@ -33,14 +91,14 @@ class OptionInfo:
     decl: A.OptionDecl
 
 
-@attrs.define
+@attrs.define(slots=False)  # no __setstate__: the model cache unpickles it in C
 class PropertyInfo:
     name: str
     type: Type
     doc: Optional[str]
 
 
-@attrs.define
+@attrs.define(slots=False)  # no __setstate__: the model cache unpickles it in C
 class CardInfo:
     name: str
     props: dict
@@ -50,7 +108,7 @@ class CardInfo:
     abilities: tuple = ()                          # A.AbilityGroup: what the card gives its owner, and where
 
 
-@attrs.define
+@attrs.define(slots=False)  # no __setstate__: the model cache unpickles it in C
 class Ability:
     """An action, trigger, conversion or modify that a card gives the owner of the zone it is in."""
     card: str                 # the card's name (every copy of it carries the ability)
@@ -58,7 +116,7 @@ class Ability:
     item: Any                 # the declaration
 
 
-@attrs.define
+@attrs.define(slots=False)  # no __setstate__: the model cache unpickles it in C
 class ZoneInfo:
     name: str
     per_player: bool
@@ -68,7 +126,7 @@ class ZoneInfo:
     decl: A.ZoneDecl
 
 
-@attrs.define
+@attrs.define(slots=False)  # no __setstate__: the model cache unpickles it in C
 class VarInfo:
     name: str
     per_player: bool
@@ -78,7 +136,7 @@ class VarInfo:
     decl: A.VarDecl
 
 
-@attrs.define
+@attrs.define(slots=False)  # no __setstate__: the model cache unpickles it in C
 class Model:
     path: str
     source: str
@@ -99,7 +157,7 @@ class Model:
     actions: dict[str, A.ActionDecl]
     phases: dict[str, A.PhaseDecl]
     invariants: list[A.InvariantDecl]
-    graph: nx.DiGraph
+    phase_graph: PhaseGraph
     types: dict = attrs.field(repr=False)
     refs: dict = attrs.field(repr=False)
     templates: dict = attrs.field(repr=False)
@@ -115,3 +173,16 @@ class Model:
 
     def type_of(self, node) -> Type:
         return self.types[node]
+
+    @property
+    def graph(self):
+        """The phase graph as a networkx DiGraph (networkx is imported on first use)."""
+        g = self.__dict__.get("_nx_graph")
+        if g is None:
+            g = self.__dict__["_nx_graph"] = self.phase_graph.to_networkx()
+        return g
+
+    def __getstate__(self):  # the networkx copy is not kept in the model cache
+        state = dict(self.__dict__)
+        state.pop("_nx_graph", None)
+        return state

@@ -16,6 +16,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from . import ast as A
 from .diagnostics import Diagnostic, RulesError
+from .source import decode, normalize, read_source  # noqa: F401 (this module's API before source.py)
 
 GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
 
@@ -709,32 +710,6 @@ def _syntax_error(exc: UnexpectedInput, path: str, text: str, what: str = "file"
     return Diagnostic("error", "syntax error", path, A.Span(line, col, line, col + 1))
 
 
-def decode(data: bytes, path: str) -> str:
-    """Bytes -> text, or a RulesError for binary or non-UTF-8 input."""
-    if b"\x00" in data:
-        raise RulesError([Diagnostic("error", "this is a binary file, not a rules file", path, A.NOWHERE)])
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        before = data[: e.start]
-        line = before.count(b"\n") + 1
-        start = before.rfind(b"\n") + 1
-        col = len(data[start: e.start].decode("utf-8", errors="replace")) + 1
-        raise RulesError([Diagnostic("error", "the file is not valid UTF-8 text", path,
-                                     A.Span(line, col, line, col + 1),
-                                     f"byte 0x{data[e.start]:02x} cannot start or continue a UTF-8 character; "
-                                     "save the file as UTF-8")]) from None
-
-
-def normalize(text: str) -> str:
-    """Drop a byte-order mark and turn CR LF and lone CR line ends into LF."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text
-
-
 def _child_nodes(n):
     for f in attrs.fields(type(n)):
         v = getattr(n, f.name)
@@ -827,24 +802,6 @@ def parse_expr(text: str, path: str = "<string>") -> A.Expr:
 
 def parse_file(path: Union[str, Path]) -> A.RulesFile:
     return parse_text(read_source(path), str(path))
-
-
-def read_source(path: Union[str, Path]) -> str:
-    """A rules file's text; a file that cannot be read is a RulesError saying why."""
-    p = Path(path)
-    try:
-        data = p.read_bytes()
-    except IsADirectoryError:
-        raise RulesError([Diagnostic("error", "is a directory, not a rules file", str(path), A.NOWHERE)]) from None
-    except FileNotFoundError:
-        raise RulesError([Diagnostic("error", "no such file", str(path), A.NOWHERE)]) from None
-    except PermissionError:
-        raise RulesError([Diagnostic("error", "permission denied", str(path), A.NOWHERE)]) from None
-    except OSError as e:
-        raise RulesError([Diagnostic("error", f"cannot read the file: {e.strerror or e}", str(path), A.NOWHERE)]) from None
-    except ValueError as e:  # a NUL byte in the name
-        raise RulesError([Diagnostic("error", f"cannot read the file: {e}", str(path), A.NOWHERE)]) from None
-    return decode(data, str(path))
 
 
 _TEMPLATE_RE = re.compile(r"\{([^{}]*)\}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import attrs
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)  # unpickled without Python code (see ast.py)
 class Type:
     name: str
     elem: "Type | None" = None  # list element type

@@ -108,6 +108,7 @@ class BlockCompiler:
         # which events have triggers (the engine's and declared ones): an emit of an event
         # nobody listens to costs nothing, and moves raise 'moved' only when it is listened to
         self.listened = {t.event.name for t in self.model.triggers}
+        self._suspends: dict = {}  # statement -> can it stop (asked again for every enclosing block)
 
     # ------------------------------------------------------------------ blocks
     def compile(self, b: Optional[A.Block], name: str, epilogue: Optional[Callable] = None) -> Optional[int]:
@@ -133,6 +134,12 @@ class BlockCompiler:
                 asm.add_plain(self.prog.stmt(s))
 
     def can_suspend(self, s) -> bool:
+        got = self._suspends.get(s)
+        if got is None:
+            got = self._suspends[s] = self._can_suspend(s)
+        return got
+
+    def _can_suspend(self, s) -> bool:
         if isinstance(s, A.Choose):
             return True
         if isinstance(s, A.Emit):

@@ -598,12 +598,16 @@ class ModifyDecl:
     span: Span
 
 
+_FIELD_NAMES: dict = {}  # node class -> the names of its fields but span (walks are hot: the checker, the compiler)
+
+
 def children(e):
     """The expressions directly inside expression e (for walks over an expression tree)."""
-    for f in attrs.fields(type(e)):
-        if f.name == "span":
-            continue
-        v = getattr(e, f.name)
+    names = _FIELD_NAMES.get(type(e))
+    if names is None:
+        names = _FIELD_NAMES[type(e)] = tuple(f.name for f in attrs.fields(type(e)) if f.name != "span")
+    for n in names:
+        v = getattr(e, n)
         if isinstance(v, Expr):
             yield v
         elif isinstance(v, tuple):

@@ -653,12 +653,14 @@ class Program:
         if body is None:
             body = self.block_compiler.compile(A.Block((), t.span), f"trigger '{t.name}'")
         fixed, rest = split_static(self.static, t.when, frozenset()) if t.when is not None else ([], [])
+        ab = self.ability(t)
         return CTrigger(t.name, index, params, t.for_var,
                         self.expr(t.for_expr) if t.for_expr is not None else None,
-                        self.exprs.all_of(rest) if rest else None, body, t.timing, event, self.ability(t),
+                        self.exprs.all_of(rest) if rest else None, body, t.timing, event, ab,
                         self.template(t.optional) if t.optional is not None else None,
                         self.exprs.all_of(fixed) if fixed else None,
-                        not any(self.exprs.draws(e) for e in rest))
+                        # (only a card's trigger reads its purity: events.jobs_for)
+                        ab is None or not any(self.exprs.draws(e) for e in rest))
 
     def _compile_conversion(self, c: A.ConversionDecl) -> CConversion:
         return CConversion(c.name, c.role, self.compile_param(c.source) if c.source is not None else None,

@@ -807,10 +807,4 @@ def _mentions(e, names: set) -> bool:
     """Does expression e read any of the given local names?"""
     if isinstance(e, A.Name):
         return e.name in names
-    for f in attrs.fields(type(e)):
-        v = getattr(e, f.name)
-        if isinstance(v, A.Expr) and _mentions(v, names):
-            return True
-        if isinstance(v, tuple) and any(isinstance(x, A.Expr) and _mentions(x, names) for x in v):
-            return True
-    return False
+    return any(_mentions(x, names) for x in A.children(e))

@@ -43,7 +43,6 @@ import operator
 import types
 from typing import Callable, Optional
 
-import attrs
 
 
 from rulespec import ast as A
@@ -236,13 +235,7 @@ def _reads_locals(e, refs) -> bool:
     """Does expression e read a local name (a choice, a parameter, a quantifier's variable)?"""
     if isinstance(e, A.Name):
         return refs.get(e, ("",))[0] == "local"
-    for f in attrs.fields(type(e)):
-        v = getattr(e, f.name)
-        if isinstance(v, A.Expr) and _reads_locals(v, refs):
-            return True
-        if isinstance(v, tuple) and any(isinstance(x, A.Expr) and _reads_locals(x, refs) for x in v):
-            return True
-    return False
+    return any(_reads_locals(x, refs) for x in A.children(e))
 
 
 def _may_fail(e, refs) -> bool:

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Callable, Optional
+from typing import Callable, Iterable, Optional
 
 import attrs
 
 from .errors import EngineError
+from .serialise import StateFormatError
 from .state import State
 
 Chooser = Callable[[State, random.Random], object]
@@ -50,9 +51,9 @@ CHOOSERS = {"random": choose_random, "mixed": choose_mixed}
 
 # ---------------------------------------------------------------------- single checks
 def _cards_fine(st: State) -> bool:
-    """The quick yes of check_cards, run at every decision: each card once in some zone,
-    where[] agreeing, no cards in absent seats' zones, plays only of present cards.  On a
-    no, check_cards looks again slowly to say what is wrong."""
+    """The quick yes of check_cards: each card once in some zone, where[] agreeing, no cards
+    in absent seats' zones, plays only of present cards.  On a no, check_cards looks again
+    slowly to say what is wrong."""
     prog, where, n = st.prog, st.where, st.n
     count = prog.card_count
     if len(where) != count:
@@ -80,11 +81,67 @@ def _cards_fine(st: State) -> bool:
     return True
 
 
-def check_cards(st: State) -> list[str]:
-    """Every card in exactly one zone, st.where consistent, plays only of cards present."""
+def _moved_cards_fine(st: State, zones: Iterable[int]) -> bool:
+    """_cards_fine for the given zones only, and the number of cards in all zones (see
+    check_cards).  Each card once: each of these zones holds distinct card ids whose where[]
+    names it (so none of them is also in another zone), and as many cards lie in all the
+    zones as there are ids."""
+    prog, where, n, all_zones = st.prog, st.where, st.n, st.zones
+    count = prog.card_count
+    if len(where) != count or sum(map(len, all_zones)) != count:
+        return False
+    slots, plays = prog.slots, st.plays
+    for zi in zones:
+        if type(zi) is not int or not 0 <= zi < len(all_zones):
+            return False
+        zone = all_zones[zi]
+        if zone:
+            owner = slots[zi].owner
+            if owner is not None and owner >= n:
+                return False
+            for c in zone:
+                if type(c) is not int or not 0 <= c < count or where[c] != zi:
+                    return False
+            if len(zone) > 1 and len(set(zone)) != len(zone):
+                return False
+        recorded = plays.get(zi)
+        if recorded is not None:
+            if zi not in prog.plays_slots:
+                return False
+            in_plays = [c for _, cs in recorded for c in cs]
+            if any(not cs for _, cs in recorded) or len(in_plays) != len(set(in_plays)) \
+                    or any(not 0 <= c < count or where[c] != zi for c in in_plays):
+                return False
+    return True
+
+
+def zones_moved_since(st: State, log_from: int) -> Optional[set]:
+    """The zones that cards moved into or out of since log entry `log_from`: every change of
+    what a zone holds is a move, and every move is logged (State.move_cards; a shuffle only
+    reorders a zone).  None when a log entry is not what the engine writes (the round trip
+    check says what is wrong with it; the cards are then checked whole)."""
+    touched: set = set()
+    try:
+        for e in st.log[log_from:]:
+            if e[0] == "move":
+                touched.add(e[1])
+                touched.update(src for _, src in e[2])
+    except (TypeError, ValueError, IndexError, KeyError):
+        return None
+    return touched
+
+
+def check_cards(st: State, log_from: Optional[int] = None) -> list[str]:
+    """Every card in exactly one zone, st.where consistent, plays only of cards present.
+
+    With `log_from`, only the zones cards moved into or out of since that log entry are
+    looked at (and the total number of cards): a check at every decision that costs what
+    the decision moved, not what the game holds.  Any problem found is then described by
+    the whole check."""
     prog = st.prog
     problems = []
-    if _cards_fine(st):
+    moved = zones_moved_since(st, log_from) if log_from is not None else None
+    if _cards_fine(st) if moved is None else _moved_cards_fine(st, moved):
         return problems
     seen: dict[int, int] = {}
     for zi, zone in enumerate(st.zones):
@@ -115,44 +172,70 @@ def check_cards(st: State) -> list[str]:
                 problems.append(f"a play in {prog.slots[zi].name} records card #{c}, which is not there")
         if any(not cs for _, cs in plays):
             problems.append(f"an empty play is recorded in {prog.slots[zi].name}")
+    if not problems:  # what the quick check refused and the description above does not cover
+        odd = [c for zone in st.zones for c in zone if type(c) is not int or not 0 <= c < prog.card_count]
+        problems.append(f"a zone holds {odd[0]!r}, which is not a card" if odd else
+                        "the zones and the index of where each card is disagree")
     return problems
 
 
-def check_round_trip(st: State, log_from: Optional[int] = None) -> list[str]:
-    """to_json -> from_json -> to_json gives the same text.
+def check_round_trip(st: State, log_from: Optional[int] = None, history_from: Optional[int] = None,
+                     texts: Optional[dict] = None) -> list[str]:
+    """to_json -> from_json -> to_json gives the same text (and from_json accepts it).
 
     With ``log_from`` the log and the history (append-only, and the bulk of a long game's
-    JSON) are left out of the whole-state round trip; only the log entries from that index
-    on and the newest history entry are checked, so checking every step of a long game
-    costs the same at every step (see full_round_trip_due for when to check everything)."""
+    JSON) are left out of the whole-state round trip; the log entries from that index on
+    are checked on their own (each survives JSON and has the shape from_json accepts: a
+    list that starts with a text), and so are the history entries from ``history_from``
+    on (default: the newest one), each of which must be an action's text.  Log entries are
+    never changed once written, so checking each new entry once, at the next check, and the
+    whole state now and then (see full_round_trip_due) covers what checking the whole
+    state every time would, at a cost that does not grow with the game.  ``texts``, if
+    given, receives the whole state's JSON as "state" when the whole state was checked (a
+    caller about to compare it with a replay needs it too)."""
     if log_from is None:
         text = st.to_json()
-        again = State.from_json(text, st.game).to_json()
-        if again != text:
-            return [f"to_json/from_json is not a round trip ({_first_difference(text, again)})"]
-        return []
+        if texts is not None:
+            texts["state"] = text
+        return _reloads(text, st.game)
     d = st.to_dict()
     entries = d["log"][log_from:]
     d["log"] = []
-    newest = d["history"][-1:]
+    newest = d["history"][-1:] if history_from is None else d["history"][history_from:]
     d["history"] = []
-    text = json.dumps(d, separators=(",", ":"), sort_keys=True)
-    again = State.from_json(text, st.game).to_json()
-    problems = []
-    if again != text:
-        problems.append(f"to_json/from_json is not a round trip ({_first_difference(text, again)})")
+    problems = _reloads(json.dumps(d, separators=(",", ":"), sort_keys=True), st.game)
+    # the new log and history entries as from_json would read them (State.from_json takes both
+    # as they are, once its validator has seen that every entry has this shape)
     entries_text = json.dumps(entries, separators=(",", ":"))
-    if json.dumps(json.loads(entries_text), separators=(",", ":")) != entries_text:
+    read = json.loads(entries_text)
+    if json.dumps(read, separators=(",", ":")) != entries_text:
         problems.append("a log entry does not survive JSON: " + entries_text[:200])
-    if newest and not isinstance(newest[0], str):
-        problems.append(f"the history holds {newest[0]!r}, which is not an action's text")
+    bad = next((e for e in read if not (isinstance(e, list) and e and isinstance(e[0], str))), None)
+    if bad is not None:
+        problems.append(f"the log holds {bad!r}, which is not a log entry (a list that starts with a text)")
+    bad = next((h for h in newest if not isinstance(h, str)), None)
+    if bad is not None:
+        problems.append(f"the history holds {bad!r}, which is not an action's text")
     return problems
+
+
+def _reloads(text: str, game) -> list[str]:
+    """The problems of reading `text` (a state's JSON) back: from_json refuses it, or writes
+    another text."""
+    try:
+        again = State.from_json(text, game).to_json()
+    except StateFormatError as e:
+        return [f"from_json refuses what to_json wrote: {e}"]
+    if again != text:
+        return [f"to_json/from_json is not a round trip ({_first_difference(text, again)})"]
+    return []
 
 
 def full_round_trip_due(step: int) -> bool:
     """Check the whole state (log and history included) at decisions 0, 1, 2, 4, 8, ...: the
     cost of those full checks, spread over a game, stays constant per decision however long
-    the game runs (the other decisions check the state without its log and history)."""
+    the game runs (the other decisions check the state without its log and history).
+    rulespec fuzz checks the whole state at those of them that its sampling draws."""
     return step & (step - 1) == 0
 
 
@@ -190,47 +273,59 @@ def check_secrecy(st: State, observations: Optional[dict] = None) -> list[str]:
     label = getattr(prog, "card_label", None)
     names = prog.card_names
     shown_set = set(getattr(st, "shown", ()))
+    n, st_zones = st.n, st.zones
 
     def face_of(c: int) -> str:  # how an observation shows a card: its label, or its name
         return label(st, c) if label is not None else names[c]
+    absent = []  # the zones of seats not in the game: no observation shows them
+    plan = []  # (name, index, who can see it) of every other zone, worked out once for all players
+    for slot in prog.slots:
+        if slot.owner is not None and slot.owner >= n:
+            absent.append(slot.name)
+        else:
+            plan.append((slot.name, slot.index, [st.can_see(slot.index, p) for p in range(n)]))
     faces: dict = {}  # zone index -> its cards' faces, computed once for all players
-    shown_faces: dict = {}  # zone index -> the faces of its cards shown on their own
-    for p in range(st.n):
+    hidden: dict = {}  # zone index -> how an observation shows it to those who cannot see it
+    for p in range(n):
         obs = st.observation(p)
         if observations is not None:
             observations[p] = obs
         zones = obs["zones"]
-        for slot in prog.slots:
-            if slot.owner is not None and slot.owner >= st.n:
-                if slot.name in zones:
-                    problems.append(f"P{p + 1}'s observation shows {slot.name}, a seat not in the game")
-                continue
-            entry = zones.get(slot.name)
-            zi = slot.index
+        for name in absent:
+            if name in zones:
+                problems.append(f"P{p + 1}'s observation shows {name}, a seat not in the game")
+        for name, zi, seen_by in plan:
+            entry = zones.get(name)
             if entry is None:
-                problems.append(f"P{p + 1}'s observation lacks zone {slot.name}")
-            elif not st.can_see(zi, p):
+                problems.append(f"P{p + 1}'s observation lacks zone {name}")
+            elif not seen_by[p]:
                 # a count, and the cards of the zone revealed on their own (shown to everyone)
-                shown = shown_faces.get(zi)
-                if shown is None:
-                    shown = shown_faces[zi] = [face_of(c) for c in st.zones[zi] if c in shown_set] \
-                        if shown_set else []
-                if len(entry) > 2 or entry.get("count") != len(st.zones[zi]) or entry.get("shown", []) != shown \
-                        or set(entry) - {"count", "shown"}:
-                    problems.append(f"P{p + 1}'s observation shows more than a count for {slot.name}: {entry}")
+                expected = hidden.get(zi)
+                if expected is None:
+                    shown = [face_of(c) for c in st_zones[zi] if c in shown_set] if shown_set else []
+                    expected = hidden[zi] = {"count": len(st_zones[zi]), "shown": shown} if shown else \
+                        {"count": len(st_zones[zi])}
+                if entry != expected:  # (an empty "shown" list may be there or not)
+                    shown = expected.get("shown", [])
+                    if len(entry) > 2 or entry.get("count") != expected["count"] or entry.get("shown", []) != shown \
+                            or set(entry) - {"count", "shown"}:
+                        problems.append(f"P{p + 1}'s observation shows more than a count for {name}: {entry}")
             else:
                 face = faces.get(zi)
                 if face is None:
-                    face = faces[zi] = [face_of(c) for c in st.zones[zi]]
+                    face = faces[zi] = [face_of(c) for c in st_zones[zi]]
                 if entry.get("cards") != face:
-                    problems.append(f"P{p + 1}'s observation of {slot.name} is wrong: {entry}")
+                    problems.append(f"P{p + 1}'s observation of {name} is wrong: {entry}")
         if p != st.current_player and obs["legal_actions"]:
             problems.append(f"P{p + 1}'s observation lists legal actions out of turn")
     p = st.current_player
     if p is not None:
+        kinds_of: dict = {}  # action name -> {parameter: kind}
         for a in st.legal_actions():
-            act = prog.actions.get(a.name)  # "no response" in a window is not a declared action
-            kinds = {q.name: q.kind for q in act.params} if act is not None else {}
+            kinds = kinds_of.get(a.name)
+            if kinds is None:
+                act = prog.actions.get(a.name)  # "no response" in a window is not a declared action
+                kinds = kinds_of[a.name] = {q.name: q.kind for q in act.params} if act is not None else {}
             for name, value in a.params:
                 kind = kinds.get(name)
                 if value is None:
@@ -275,11 +370,15 @@ def check_state(st: State, round_trip: bool = True, secrecy: bool = True, log_fr
 
 
 def state_problems(st: State, round_trip: bool = True, secrecy: bool = True,
-                   log_from: Optional[int] = None, observations: Optional[dict] = None) -> list[tuple[str, str]]:
+                   log_from: Optional[int] = None, observations: Optional[dict] = None,
+                   history_from: Optional[int] = None, cards_from: Optional[int] = None,
+                   texts: Optional[dict] = None) -> list[tuple[str, str]]:
     """Every problem with the state now, as (check name, message) pairs.  The check names
     ("cards", "invariant: TEXT", "stuck", "turn", "round trip", "secrecy") let a fuzzer tell
-    one kind of failure from another.  `observations`: see check_secrecy."""
-    problems = [("cards", p) for p in check_cards(st)]
+    one kind of failure from another.  `observations`: see check_secrecy; `log_from`,
+    `history_from`, `texts`: see check_round_trip; `cards_from`: check only the zones cards
+    moved into or out of since that log entry (see check_cards)."""
+    problems = [("cards", p) for p in check_cards(st, cards_from)]
     problems += [("invariant: " + text, msg) for text, msg in invariant_problems(st)]
     if not st.is_terminal():
         if not st.legal_actions():
@@ -290,7 +389,7 @@ def state_problems(st: State, round_trip: bool = True, secrecy: bool = True,
     elif st.current_player is not None or st.legal_actions():
         problems.append(("turn", "the game is over but someone may still act"))
     if round_trip:
-        problems += [("round trip", p) for p in check_round_trip(st, log_from)]
+        problems += [("round trip", p) for p in check_round_trip(st, log_from, history_from, texts)]
     if secrecy:
         problems += [("secrecy", p) for p in check_secrecy(st, observations)]
     return problems

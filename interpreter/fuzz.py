@@ -18,6 +18,10 @@ is a failure, and replaying the seed and the history gives the same final state.
 game that passed all of that, the counterfactual secrecy check (interpreter/secrecy.py)
 compares one player's view of it with that player's view of re-deals of the cards they
 never saw (the viewer cycles over the games; ``counterfactual_rate`` samples the games).
+The checks that cost several plays of a decision each run at a sampled share of the
+decisions and games (``state_check_rate``: StateCheckSchedule), the cheap ones at every
+decision (the cards incrementally: the zones the log says changed); at rate 1 everything
+runs everywhere, and shrinking and replay files always use rate 1.
 
 A game is recorded as the list of its choices, each an index into ``legal_actions()``.
 Replaying a list uses ``choice % len(legal)`` at each decision and stops when the list
@@ -27,7 +31,9 @@ debugging, ``shrink``) works on.
 from __future__ import annotations
 
 import json
+import marshal
 import math
+import operator
 import os
 import random
 import re
@@ -41,7 +47,8 @@ import attrs
 
 from .checks import CHOOSERS, _first_difference, full_round_trip_due, replay, state_problems
 from .errors import EngineError, IllegalActionError
-from .secrecy import CHECK as COUNTERFACTUAL, Trace, counterfactual_check
+from .secrecy import CHECK as COUNTERFACTUAL, Trace, _mark_seen, _view, counterfactual_check
+from .state import State
 
 AGENT_KINDS = ("random", "rare", "mixed")
 DEFAULT_AGENTS = ("random", "rare")
@@ -100,6 +107,8 @@ class Outcome:
     counterfactual: object = None
     counterfactual_seconds: float = 0.0
     detail: Optional[dict] = None
+    replayed: bool = False  # the game was replayed from its seed and actions at its end
+    checked: int = 0  # decisions given the costly checks (the end included)
 
 
 # pick(state, legal actions) -> an index into them, or None to stop the game there
@@ -109,17 +118,21 @@ Picker = Callable[[object, list], Optional[int]]
 def play_game(game, players: int, seed: int, options: Optional[dict], pick: Picker,
               max_steps: int = DEFAULT_MAX_STEPS, coverage: Optional[Counter] = None,
               check_illegal: bool = True, check_replay: bool = True, viewer: Optional[int] = None,
-              state_check_rate: float = 1.0) -> Outcome:
+              state_check_rate: float = 1.0, replayed: Optional[bool] = None) -> Outcome:
     """Play one game with `pick`, checking everything before each decision and at the end;
     stops at the first failure.  With `viewer` (a seat from 0), a game that passed every
     check then gets the counterfactual secrecy check for that player.
 
     `state_check_rate` below 1 samples the decisions given the checks that cost several
     plays of a decision each (the JSON round trip, every player's observation, refusing the
-    previous action): see StateCheckSchedule.  The cheap checks run at every decision."""
+    previous action, the cards of every zone): see StateCheckSchedule.  The cheap checks run
+    at every decision: the rules' invariants, someone to act with a legal action, and the
+    cards of the zones that changed since the previous decision.  `replayed`: whether the
+    game is replayed at its end (fuzz's plan chooses the games: see sampled_games); None draws it
+    from the seed."""
     out = Outcome()
-    schedule = StateCheckSchedule(seed, state_check_rate)
-    trace = Trace(viewer) if viewer is not None and 0 <= viewer < players else None
+    schedule = StateCheckSchedule(seed, state_check_rate, replayed)
+    trace = LazyTrace(viewer) if viewer is not None and 0 <= viewer < players else None
     try:
         st = game.new_state(players=players, seed=seed, options=options, coverage=coverage)
     except EngineError as e:
@@ -129,19 +142,25 @@ def play_game(game, players: int, seed: int, options: Optional[dict], pick: Pick
         out.failure = ("crash", f"starting the game: {_crash(e)}")
         return out
     out.state = st
-    log_checked = 0
+    log_checked = history_checked = 0  # the log and history entries checked by the last costly check
+    cards_checked = None  # the log's length at the last check of the cards (None: check them all)
+    texts: dict = {}  # the whole state's JSON at the end (see check_round_trip), compared with the replay
     prev_text = None
     doing = "checking the state"
     try:
         while True:
             doing = "checking the state"
-            full = st.terminal or full_round_trip_due(out.steps)
-            costly = full or schedule.due(out.steps)
+            costly = schedule.costly(out.steps, st.terminal)
+            full = schedule.whole(out.steps, st.terminal)
+            out.checked += costly
             seen_now: dict = {}  # the secrecy check builds every observation: the trace takes the viewer's
-            problems = state_problems(st, round_trip=costly, secrecy=costly,
-                                      log_from=None if full else log_checked, observations=seen_now)
+            problems = state_problems(st, round_trip=costly, secrecy=costly, observations=seen_now,
+                                      log_from=None if full else log_checked, history_from=history_checked,
+                                      cards_from=None if costly else cards_checked,
+                                      texts=texts if st.terminal else None)
+            cards_checked = len(st.log)
             if costly:
-                log_checked = len(st.log)
+                log_checked, history_checked = len(st.log), len(st.history)
             if problems:
                 out.failure = (problems[0][0], f"after {out.steps} decisions: {problems[0][1]}")
                 break
@@ -179,9 +198,11 @@ def play_game(game, players: int, seed: int, options: Optional[dict], pick: Pick
     except Exception as e:  # noqa: BLE001 - an engine bug must be a finding, not a crash
         out.failure = ("crash", f"after {out.steps} decisions, {doing}: {_crash(e)}")
     if out.failure is None and check_replay and schedule.replay_due():
+        out.replayed = True
         try:
             again = replay(game, st)
-            a, b = st.to_json(), again.to_json()
+            a = texts.get("state") if st.terminal else None  # the end's round trip wrote it
+            a, b = a if a is not None else st.to_json(), again.to_json()
         except Exception as e:  # noqa: BLE001
             out.failure = ("replay", f"replaying the seed and the {out.steps} actions failed: {_crash(e)}")
         else:
@@ -193,31 +214,183 @@ def play_game(game, players: int, seed: int, options: Optional[dict], pick: Pick
     return out
 
 
+class LazyTrace(Trace):
+    """secrecy.Trace (the game as played, seen by the counterfactual check's viewer) whose
+    views are built only when the check compares them.
+
+    Trace.record builds the viewer's view at every decision -- their observation as JSON and
+    their new log lines -- but the check compares a view only while some re-deal is still
+    consistent with the public history: in the shipped games from a tenth of the decisions
+    (Charuma) to all of them (San Guo Sha).  Here a decision keeps a snapshot of the state
+    instead (see _Snapshot), and the view is built from it the first time the check asks
+    for it, with the same secrecy._view, so the verdict is the one Trace gives
+    (tests/test_fuzz_checks.py compares them).  At a decision whose observations the secrecy
+    check built anyway, the view is made at once from the viewer's."""
+
+    def __init__(self, viewer: int):
+        super().__init__(viewer)
+        self.views = _LazyViews()
+
+    def record(self, st, observation: Optional[dict] = None) -> None:
+        if self.start is None:
+            self.start = st.clone()
+            self.seen = [-1] * st.prog.card_count
+            self.moved = [-1] * st.prog.card_count
+            self.views.log = st.log
+        k = len(self.views)
+        _mark_seen(st, self.viewer, self._log_from, self.seen, self.moved, k)
+        layout = tuple(map(tuple, st.zones))  # tuples of ints: untracked by the GC
+        if observation is not None:  # built already (by the secrecy check): the rest is cheap
+            self.views.append(_view(st, self.viewer, self._log_from, observation))
+        else:
+            try:
+                self.views.append(_Snapshot(st, layout, self.viewer, self._log_from))
+            except ValueError:  # a state holding something marshal cannot copy: build the view now
+                self.views.append(_view(st, self.viewer, self._log_from))
+        self.layouts.append(layout)
+        self._log_from = len(st.log)
+
+    def prefix(self, k: int) -> "LazyTrace":
+        t = LazyTrace(self.viewer)
+        t.start, t.views, t.layouts = self.start, self.views[:k + 1], self.layouts[:k + 1]
+        t.seen = [d if d <= k else -1 for d in self.seen]
+        t.moved = [d if d <= k else -1 for d in self.moved]
+        return t
+
+
+# the parts of a State a snapshot marshals: all but the rules, the log and history, the caches,
+# and the zones and where each card is (the trace's layout of the zones has them)
+_SNAPSHOT_SKIP = frozenset({"game", "prog", "log", "history", "cov", "_memo", "_legal", "_legal_map", "zones", "where"})
+_SNAPSHOT_FIELDS = tuple(f for f in State.__slots__ if f not in _SNAPSHOT_SKIP)
+_snapshot_values = operator.attrgetter(*_SNAPSHOT_FIELDS)
+
+
+class _LegalText:
+    """What an observation reads of a legal action: its text."""
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+
+class _Snapshot:
+    """A view not built yet: the state at its decision as one bytes object (marshal: a deep
+    copy in one C call, and bytes cost the garbage collector nothing -- a State copy per
+    decision, all lists and dicts, made every collection slower than the views it saves),
+    its zones as the trace's layout of them (where each card is follows from the zones,
+    which the cards check holds to that), the viewer's legal actions' texts when the viewer
+    is to act, and where the log stood.  The log itself is the live state's: it only grows,
+    and entries are never changed once written, so log[:log_to] is the log as it was then."""
+    __slots__ = ("game", "data", "layout", "viewer", "log_from", "log_to")
+
+    def __init__(self, st, layout: tuple, viewer: int, log_from: int):
+        legal = None
+        if st._legal is not None and st.current_player == viewer:
+            legal = tuple(a.text for a in st._legal)
+        self.data = marshal.dumps((_snapshot_values(st), legal))
+        self.game, self.layout, self.viewer, self.log_from, self.log_to = st.game, layout, viewer, log_from, len(st.log)
+
+    def build(self, log: list) -> tuple:
+        """Exactly what Trace.record stores: secrecy._view of the state then."""
+        values, legal = marshal.loads(self.data)
+        snap = State.__new__(State)
+        snap.game, snap.prog = self.game, self.game.prog
+        for f, v in zip(_SNAPSHOT_FIELDS, values):
+            setattr(snap, f, v)
+        snap.zones = [list(z) for z in self.layout]
+        where = snap.where = [0] * snap.prog.card_count
+        for zi, zone in enumerate(self.layout):
+            for c in zone:
+                where[c] = zi
+        snap.log, snap.history = log[:self.log_to], []
+        snap.cov = snap._memo = snap._legal_map = None
+        snap._legal = [_LegalText(t) for t in legal] if legal is not None else None
+        return _view(snap, self.viewer, self.log_from)
+
+
+class _LazyViews:
+    """The list of a LazyTrace's views: an entry is built on first reading and kept (as the
+    text tuple Trace keeps); slices share the entries not built yet."""
+    __slots__ = ("items", "log")
+
+    def __init__(self, items: Optional[list] = None, log: Optional[list] = None):
+        self.items = items if items is not None else []
+        self.log = log
+
+    def append(self, item) -> None:
+        self.items.append(item)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return _LazyViews(self.items[k], self.log)
+        item = self.items[k]
+        if type(item) is _Snapshot:
+            item = self.items[k] = item.build(self.log)
+        return item
+
+    def __iter__(self):
+        return (self[k] for k in range(len(self.items)))
+
+
+FIRST_CHECKED = 3  # decisions 0, 1 and 2 get the costly checks in every game
+
+
 class StateCheckSchedule:
     """Which decisions of a game get the costly state checks: every one at rate 1; else the
-    decisions 0, 1, 2, 4, 8, ... (see full_round_trip_due), the end, and each other decision
-    with probability `rate`, drawn from the game's seed, so that replaying or shrinking a
-    game checks the same decisions.  Whether the game is replayed at its end is sampled at
-    the same rate.  The log entries written between two checked decisions
-    are all checked at the second one."""
-    __slots__ = ("seed", "rate", "rng", "drawn")
+    first decisions (0, 1 and 2: the position the setup dealt, and the first moves), the end,
+    and each other decision with probability `rate`, drawn from the game's seed, so that
+    replaying or shrinking a game checks the same decisions.  Whether the game is replayed
+    at its end is sampled at the same rate.  The log and history entries written between two
+    checked decisions are all checked at the second one, and so are the zones cards moved
+    between.  (Decisions 4, 8, 16, ... used to be checked in every game too, for the round
+    trip of the whole state; that is sampled now, as below.)
 
-    def __init__(self, seed: int, rate: float = 1.0):
+    The round trip of the whole state, log and history included (``whole``), is made at
+    those of the decisions 0, 1, 2, 4, 8, ... that are drawn and at the end of the games
+    that are replayed (all of them at rate 1); the other costly checks round-trip the state
+    without its log and history, plus each log and history entry new since the previous
+    costly check on its own (checks.check_round_trip).  Entries are never changed once
+    written, so every entry of the log is checked, once, either way."""
+    __slots__ = ("seed", "rate", "rng", "drawn", "_replay")
+
+    def __init__(self, seed: int, rate: float = 1.0, replay: Optional[bool] = None):
         self.seed, self.rate = seed, rate
         self.rng = random.Random(f"rulespec-state-checks:{seed}") if rate < 1 else None
         self.drawn: list = []  # one draw per decision, in order (a decision may be asked twice)
+        self._replay = True if rate >= 1 else replay
 
     def replay_due(self) -> bool:
         """Is the game replayed from its seed and actions at the end?  Every game at rate 1;
-        else a game with probability `rate` (a replay costs as much as playing the game)."""
-        return self.rng is None or random.Random(f"rulespec-replay:{self.seed}").random() < self.rate
+        else as the run's plan says (a share `rate` of its games: see sampled_games), or, for
+        a game played on its own, with probability `rate` (a replay costs as much as playing
+        the game)."""
+        if self._replay is None:
+            self._replay = self.rng is None or random.Random(f"rulespec-replay:{self.seed}").random() < self.rate
+        return self._replay
 
     def due(self, step: int) -> bool:
+        """Is decision `step` drawn (every decision at rate 1)?"""
         if self.rng is None:
             return True
         while len(self.drawn) <= step:
             self.drawn.append(self.rng.random() < self.rate)
         return self.drawn[step]
+
+    def costly(self, step: int, terminal: bool = False) -> bool:
+        """Does decision `step` get the costly checks?  The first decisions (FIRST_CHECKED) and
+        the end of a game always do."""
+        return terminal or step < FIRST_CHECKED or self.due(step)
+
+    def whole(self, step: int, terminal: bool = False) -> bool:
+        """Is the whole state, log and history included, round-tripped at decision `step`?
+        At the drawn ones of decisions 0, 1, 2, 4, 8, ..., and at the end of a game that is
+        replayed (whose JSON the replay is compared with): every such decision at rate 1."""
+        if terminal:
+            return self.replay_due()
+        return full_round_trip_due(step) and self.due(step)
 
 
 def _counterfactual(game, players: int, seed: int, options: Optional[dict], out: Outcome, trace: Trace) -> None:
@@ -346,21 +519,28 @@ class GameJob:
     agent_seed: int
     viewer: Optional[int] = None  # the counterfactual secrecy check's viewer (None: not checked)
     state_check_rate: float = 1.0  # the fraction of decisions given the costly state checks
+    replay: Optional[bool] = None  # replayed at its end? (None: drawn from its seed, see StateCheckSchedule)
 
 
 def game_seed(seed: int, index: int) -> int:
     return seed * 1_000_003 + index
 
 
-def counterfactual_viewer(index: int, game_seed_: int, players: int, n_agents: int, rate: float) -> Optional[int]:
-    """The viewer of game `index` for the counterfactual secrecy check, or None when the game
-    is not sampled.  Viewers cycle over the games (P1, P1, P2, P2, ... with two agents, so
-    that every agent plays with every viewer); a game is sampled with probability `rate`,
-    decided by its own seed, so that a run checks the same games whatever its workers."""
-    if rate <= 0:
-        return None
-    if rate < 1 and random.Random(f"rulespec-counterfactual-rate:{game_seed_}").random() >= rate:
-        return None
+def sampled_games(games: int, rate: float, key: str) -> frozenset:
+    """The indexes of the games a run samples at `rate`: every game at rate 1, none at 0, else
+    exactly ceil(rate * games) of them, a random choice drawn from `key` (made of the run's
+    seed), so that a run samples the same games whatever its workers.  The share is the
+    rate itself rather than a draw per game around it: drawn per game, 10 games at rate 0.2
+    would check none of them one run in nine, and the cost of a run would swing with it."""
+    if rate >= 1:
+        return frozenset(range(games))
+    k = math.ceil(rate * games - 1e-9)
+    return frozenset(random.Random(key).sample(range(games), k)) if k > 0 else frozenset()
+
+
+def counterfactual_viewer(index: int, players: int, n_agents: int) -> int:
+    """The viewer of game `index` for the counterfactual secrecy check.  Viewers cycle over the
+    games (P1, P1, P2, P2, ... with two agents, so that every agent plays with every viewer)."""
     return (index // max(1, n_agents)) % players
 
 
@@ -392,19 +572,22 @@ def plan(game, games: int, seed: int = 0, players="all", agents: Sequence[str] =
         if not model.min_players <= n <= model.max_players:
             raise FuzzError(f"{model.name} is for {model.min_players}-{model.max_players} players, not {n}")
         counts = [n]
+    viewed = sampled_games(games, rate, f"rulespec-counterfactual-games:{seed}")
+    replayed = sampled_games(games, state_rate, f"rulespec-replayed-games:{seed}")
     jobs = []
     for i in range(games):
         s = game_seed(seed, i)
         n = counts[i % len(counts)]
         jobs.append(GameJob(i, n, s, agents[i % len(agents)], s * 7_919 + 104_729,
-                            counterfactual_viewer(i, s, n, len(agents), rate), state_rate))
+                            counterfactual_viewer(i, n, len(agents)) if i in viewed else None, state_rate,
+                            i in replayed))
     return jobs
 
 
 def run_job(game, job: GameJob, options: Optional[dict], max_steps: int, coverage: Optional[Counter] = None) -> Outcome:
     pick = agent_picker(make_chooser(job.agent), random.Random(job.agent_seed))
     return play_game(game, job.players, job.seed, options, pick, max_steps, coverage, viewer=job.viewer,
-                     state_check_rate=job.state_check_rate)
+                     state_check_rate=job.state_check_rate, replayed=job.replay)
 
 
 # ---------------------------------------------------------------------- results
@@ -449,9 +632,13 @@ class ChunkResult:
     cf_dropped: int = 0      # re-deals dropped as inconsistent with the public history
     cf_decisions: int = 0    # decisions compared
     cf_seconds: float = 0.0  # CPU time in the check (not in summary())
+    checked: int = 0         # decisions given the costly checks
+    replayed: int = 0        # games replayed at their end
 
     def add(self, other: "ChunkResult") -> None:
         self.games += other.games
+        self.checked += other.checked
+        self.replayed += other.replayed
         self.terminal += other.terminal
         self.decisions += other.decisions
         self.longest = max(self.longest, other.longest)
@@ -519,6 +706,7 @@ class FuzzResult:
             "failing": list(t.failing),
             "first": {k: [f.index, f.message, list(f.choices)] for k, f in sorted(t.first.items())},
             "state_check_rate": self.state_check_rate,
+            "state_checks": {"rate": self.state_check_rate, "decisions": t.checked, "replayed": t.replayed},
             "counterfactual": {"rate": self.counterfactual_rate, "games": t.cf_games, "worlds": t.cf_worlds,
                                "dropped": t.cf_dropped, "decisions": t.cf_decisions},
         }
@@ -554,6 +742,8 @@ def run_chunk(payload: tuple) -> tuple[int, ChunkResult]:
         res.decisions += out.steps
         res.longest = max(res.longest, out.steps)
         res.terminal += out.terminal
+        res.checked += out.checked
+        res.replayed += out.replayed
         res.by_players[job.players] += 1
         res.by_agent[job.agent] += 1
         if out.counterfactual is not None:

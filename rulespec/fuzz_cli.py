@@ -38,11 +38,13 @@ def _show_options(options: dict) -> str:
 
 
 # ---------------------------------------------------------------------- fuzz
-COUNTERFACTUAL_RATE_HELP = ("the fraction of games (0 to 1; default 1) given the counterfactual secrecy check: one "
-                            "player's view of the game compared with re-deals of the cards they never saw (0: off)")
+DEFAULT_COUNTERFACTUAL_RATE = 0.2
+COUNTERFACTUAL_RATE_HELP = (f"the fraction of games (0 to 1; default {DEFAULT_COUNTERFACTUAL_RATE:g}) given the "
+                            "counterfactual secrecy check: one player's view of the game compared with re-deals of "
+                            "the cards they never saw (0: off; 1: every game)")
 
 
-DEFAULT_CHECK_RATE = 0.1
+DEFAULT_CHECK_RATE = 0.05
 CHECK_RATE_HELP = (f"the fraction of decisions (0 to 1; default {DEFAULT_CHECK_RATE:g}) given the costly checks: the "
                    "JSON round trip, every player's observation, refusing the last action once illegal; and the "
                    "fraction of games replayed from their seed and actions. The cheap checks (cards, invariants, "
@@ -53,11 +55,12 @@ CHECK_RATE_HELP = (f"the fraction of decisions (0 to 1; default {DEFAULT_CHECK_R
 def add_fuzz_arguments(p) -> None:
     """The options of `rulespec fuzz` that this module reads beyond those rulespec/cli.py
     declares: ``--counterfactual-rate R`` and ``--check-rate R``."""
-    p.add_argument("--counterfactual-rate", type=float, default=1.0, metavar="R", help=COUNTERFACTUAL_RATE_HELP)
+    p.add_argument("--counterfactual-rate", type=float, default=DEFAULT_COUNTERFACTUAL_RATE, metavar="R",
+                   help=COUNTERFACTUAL_RATE_HELP)
     p.add_argument("--check-rate", type=float, default=DEFAULT_CHECK_RATE, metavar="R", help=CHECK_RATE_HELP)
 
 
-def _rate_arg(args, name: str = "counterfactual_rate", default: float = 1.0,
+def _rate_arg(args, name: str = "counterfactual_rate", default: float = DEFAULT_COUNTERFACTUAL_RATE,
               of: str = "the games") -> float:
     rate = getattr(args, name, None)
     rate = default if rate is None else rate
@@ -218,11 +221,14 @@ def fuzz_command(args, load_game, parse_options) -> int:
 
 
 def _check_rate_line(result) -> str:
+    t = result.totals
+    done = f"{t.checked} of {t.decisions + t.games} decisions checked so, {t.replayed} of {t.games} games replayed"
     if result.state_check_rate >= 1:
-        return "at every decision, every game replayed (--check-rate 1)"
-    return (f"rate {result.state_check_rate:g}: round trip, observations and refusals at that share of the decisions "
-            f"(and at decisions 0, 1, 2, 4, 8, ... and the end), replays of that share of the games; cards, "
-            f"invariants and turn at every decision (--check-rate 1: everything everywhere)")
+        return f"at every decision, every game replayed (--check-rate 1): {done}"
+    return (f"rate {result.state_check_rate:g}: {done}. Round trip, observations, refusals, every zone's cards: at "
+            f"that share of the decisions, and decisions 0, 1, 2, 4, 8, ... and the end (the whole state with its "
+            f"log at the sampled ones of these, and the end of replayed games); replays of that share of the games; "
+            f"invariants, turn and the cards that moved at every decision (--check-rate 1: everything everywhere)")
 
 
 def _counterfactual_line(result) -> str:
@@ -230,9 +236,10 @@ def _counterfactual_line(result) -> str:
     if result.counterfactual_rate <= 0:
         return "off (--counterfactual-rate 0)"
     share = f", {100 * t.cf_seconds / t.cpu_seconds:.0f}% of the workers' CPU time" if t.cpu_seconds > 0 else ""
+    every = " (--counterfactual-rate 1: every game)" if result.counterfactual_rate < 1 else ""
     return (f"rate {result.counterfactual_rate:g}: {t.cf_games} of {t.games} games checked, {t.cf_worlds} re-deals "
             f"compared over {t.cf_decisions} decisions, {t.cf_dropped} dropped as inconsistent with the public "
-            f"history; {t.cf_seconds:.1f} CPU s{share}")
+            f"history; {t.cf_seconds:.1f} CPU s{share}{every}")
 
 
 # ---------------------------------------------------------------------- replay

@@ -377,13 +377,14 @@ def test_the_check_rate_samples_the_costly_checks_and_the_replays(lab, monkeypat
     costly, total, replays = _costly_checks_seen(lab, monkeypatch, 1.0)
     assert costly == total and replays == 6
     costly, total, replays = _costly_checks_seen(lab, monkeypatch, 0.0)
-    # rate 0 keeps decisions 0, 1, 2, 4, 8, ... and the end of each game
-    assert 6 * 3 <= costly < total and replays == 0
+    # rate 0 keeps decisions 0, 1, 2 and the end of each game
+    assert costly == 6 * 4 < total and replays == 0
 
 
 def test_a_costly_check_failure_is_found_at_the_sampled_decisions(lab, monkeypatch):
     """A round trip broken at every decision from the fifth on is found at any rate (a
-    sampled decision, or decision 8 at the latest); with rate 1 at the fifth itself."""
+    sampled decision, or the end of the game at the latest: 20 decisions); with rate 1 at the
+    fifth itself."""
     real = F.state_problems
 
     def broken(st, round_trip=True, secrecy=True, **kw):
@@ -392,7 +393,8 @@ def test_a_costly_check_failure_is_found_at_the_sampled_decisions(lab, monkeypat
             problems.append(("round trip", f"broken at {len(st.history)}"))
         return problems
     monkeypatch.setattr(F, "state_problems", broken)
-    for rate, first in ((1.0, 5), (0.0, 8)):
+    drawn = F.StateCheckSchedule(F.game_seed(3, 0), 0.1)  # game 0 fails first
+    for rate, first in ((1.0, 5), (0.0, 20), (0.1, next((k for k in range(5, 20) if drawn.due(k)), 20))):
         result = F.fuzz(lab, 3, seed=3, state_check_rate=rate)
         f = result.failures()[0]
         assert f.check == "round trip" and f"broken at {first}" in f.message
@@ -401,8 +403,8 @@ def test_a_costly_check_failure_is_found_at_the_sampled_decisions(lab, monkeypat
 def test_fuzz_command_reports_the_check_rate(tmp_path):
     out = tmp_path / "f.json"
     r = run_cli("fuzz", LAB, "--games", "4", "--json", str(out), "--out", str(tmp_path), "-q")
-    assert r.returncode == 0 and "costly checks" in r.stdout and "rate 0.1" in r.stdout
-    assert json.loads(out.read_text())["state_check_rate"] == 0.1
+    assert r.returncode == 0 and "costly checks" in r.stdout and "rate 0.05" in r.stdout
+    assert json.loads(out.read_text())["state_check_rate"] == 0.05
     r = run_cli("fuzz", LAB, "--games", "4", "--check-rate", "1", "--out", str(tmp_path), "-q")
     assert r.returncode == 0 and "at every decision, every game replayed" in r.stdout
     r = run_cli("fuzz", LAB, "--games", "4", "--check-rate", "2")

@@ -301,10 +301,10 @@ def test_the_report_says_which_rate_was_used(tmp_path, capsys):
 
 def test_the_flag_can_be_declared_on_a_parser():
     import argparse
-    from rulespec.fuzz_cli import add_fuzz_arguments
+    from rulespec.fuzz_cli import DEFAULT_COUNTERFACTUAL_RATE, add_fuzz_arguments
     p = argparse.ArgumentParser()
     add_fuzz_arguments(p)
-    assert p.parse_args([]).counterfactual_rate == 1.0
+    assert p.parse_args([]).counterfactual_rate == DEFAULT_COUNTERFACTUAL_RATE == 0.2
     assert p.parse_args(["--counterfactual-rate", "0.25"]).counterfactual_rate == 0.25
 
 

@@ -260,7 +260,8 @@ class LazyTrace(Trace):
 
 # the parts of a State a snapshot marshals: all but the rules, the log and history, the caches,
 # and the zones and where each card is (the trace's layout of the zones has them)
-_SNAPSHOT_SKIP = frozenset({"game", "prog", "log", "history", "cov", "_memo", "_legal", "_legal_map", "zones", "where"})
+_SNAPSHOT_SKIP = frozenset({"game", "prog", "log", "history", "cov", "_memo", "_legal", "_legal_map", "zones", "where",
+                            "opts"})  # (the options never change in a game: the snapshot shares them)
 _SNAPSHOT_FIELDS = tuple(f for f in State.__slots__ if f not in _SNAPSHOT_SKIP)
 _snapshot_values = operator.attrgetter(*_SNAPSHOT_FIELDS)
 
@@ -281,7 +282,7 @@ class _Snapshot:
     which the cards check holds to that), the viewer's legal actions' texts when the viewer
     is to act, and where the log stood.  The log itself is the live state's: it only grows,
     and entries are never changed once written, so log[:log_to] is the log as it was then."""
-    __slots__ = ("game", "data", "layout", "viewer", "log_from", "log_to")
+    __slots__ = ("game", "opts", "data", "layout", "viewer", "log_from", "log_to")
 
     def __init__(self, st, layout: tuple, viewer: int, log_from: int):
         legal = None
@@ -289,12 +290,13 @@ class _Snapshot:
             legal = tuple(a.text for a in st._legal)
         self.data = marshal.dumps((_snapshot_values(st), legal))
         self.game, self.layout, self.viewer, self.log_from, self.log_to = st.game, layout, viewer, log_from, len(st.log)
+        self.opts = st.opts
 
     def build(self, log: list) -> tuple:
         """Exactly what Trace.record stores: secrecy._view of the state then."""
         values, legal = marshal.loads(self.data)
         snap = State.__new__(State)
-        snap.game, snap.prog = self.game, self.game.prog
+        snap.game, snap.prog, snap.opts = self.game, self.game.prog, self.opts
         for f, v in zip(_SNAPSHOT_FIELDS, values):
             setattr(snap, f, v)
         snap.zones = [list(z) for z in self.layout]

@@ -46,10 +46,11 @@ COUNTERFACTUAL_RATE_HELP = (f"the fraction of games (0 to 1; default {DEFAULT_CO
 
 DEFAULT_CHECK_RATE = 0.05
 CHECK_RATE_HELP = (f"the fraction of decisions (0 to 1; default {DEFAULT_CHECK_RATE:g}) given the costly checks: the "
-                   "JSON round trip, every player's observation, refusing the last action once illegal; and the "
-                   "fraction of games replayed from their seed and actions. The cheap checks (cards, invariants, "
-                   "someone to act) run at every decision, the costly ones also at decisions 0, 1, 2, 4, 8, ... "
-                   "and at the end. 1: every decision and every game")
+                   "JSON round trip, every player's observation, refusing the last action once illegal, the cards "
+                   "of every zone; and the fraction of games replayed from their seed and actions. The cheap checks "
+                   "(invariants, someone to act, the cards of the zones that changed) run at every decision, the "
+                   "costly ones also at decisions 0, 1, 2 and at the end. 1: every check at every decision, every "
+                   "game replayed")
 
 
 def add_fuzz_arguments(p) -> None:
@@ -222,13 +223,14 @@ def fuzz_command(args, load_game, parse_options) -> int:
 
 def _check_rate_line(result) -> str:
     t = result.totals
-    done = f"{t.checked} of {t.decisions + t.games} decisions checked so, {t.replayed} of {t.games} games replayed"
+    done = (f"{t.checked} of {t.decisions + t.games} decisions (the ends of games included) given the costly "
+            f"checks, {t.replayed} of {t.games} games replayed")
     if result.state_check_rate >= 1:
         return f"at every decision, every game replayed (--check-rate 1): {done}"
-    return (f"rate {result.state_check_rate:g}: {done}. Round trip, observations, refusals, every zone's cards: at "
-            f"that share of the decisions, and decisions 0, 1, 2, 4, 8, ... and the end (the whole state with its "
-            f"log at the sampled ones of these, and the end of replayed games); replays of that share of the games; "
-            f"invariants, turn and the cards that moved at every decision (--check-rate 1: everything everywhere)")
+    return (f"rate {result.state_check_rate:g}: {done}. Round trip, observations, refusals and every zone's cards "
+            f"at that share of the decisions and at decisions 0, 1, 2 and the end (the whole state with its log "
+            f"at the sampled ones of decisions 0, 1, 2, 4, 8, ... and at the end of replayed games); invariants, "
+            f"turn and the cards that moved at every decision (--check-rate 1: everything everywhere)")
 
 
 def _counterfactual_line(result) -> str:

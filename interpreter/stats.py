@@ -301,7 +301,7 @@ class Stats:
         seats = []
         for p in range(n):
             kinds = Counter(r.agents[p] for r in recs)
-            seats.append({"seat": p + 1, "agent": ", ".join(sorted(kinds)), **_rate(wins[p], games),
+            seats.append({"seat": p + 1, "agent": "/".join(sorted(kinds)), **_rate(wins[p], games),
                           "sole_wins": sole[p], "win_share": round(share[p], 6)})
         average = sum(wins) / (games * n)
         firsts = [r for r in recs if r.first is not None]

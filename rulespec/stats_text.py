@@ -21,8 +21,11 @@ def seeds_text(f: dict) -> str:
 
 
 def agents_text(f: dict) -> str:
-    seats = ", ".join(f"P{s['seat']} {s['agent']}" for s in f["seats"])
-    text = f"agents: {seats}" + (" (rotated: game i moves every agent i seats on)" if f["rotate"] else "")
+    if f["rotate"]:
+        seating = ", ".join(f"P{p + 1} {a}" for p, a in enumerate(f["agents"]))
+        text = f"agents: {seating} in the first game, moved one seat on each game (every agent plays every seat)"
+    else:
+        text = "agents: " + ", ".join(f"P{s['seat']} {s['agent']}" for s in f["seats"])
     if f.get("mcts"):
         m = f["mcts"]
         text += (f"; mcts: {m['iterations']} playouts per decision"

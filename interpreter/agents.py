@@ -1,6 +1,7 @@
-"""Agents that choose actions: random, first-legal, scripted, and a terminal human."""
+"""Agents that choose actions: random, first-legal, scripted, a terminal human, and MCTS (UCT)."""
 from __future__ import annotations
 
+import math
 import random
 import sys
 from typing import Iterable
@@ -23,6 +24,109 @@ class FirstLegalAgent:
 
     def choose(self, state, player: int):
         return state.legal_actions()[0]
+
+
+class MCTSAgent:
+    """Monte Carlo tree search (UCT) with random rollouts, for any game.
+
+    It searches over ``state.clone()``: it SEES THE WHOLE STATE, the other players' hidden
+    cards and the order of the draw pile included (the game's random generator is part of the
+    state, so a rollout even knows the next card to be drawn).  It is an upper bound on skill
+    for balance figures, not a fair player.
+
+    Each decision with more than one legal action spends ``iterations`` playouts: select down
+    the tree by UCB1 (each node judged by the player to move there, so it works for any number
+    of players), add one child, play random actions to the end of the game (at most
+    ``max_rollout`` decisions; a playout cut there counts as a draw), and credit every player
+    with their share of the result (1/k to each of k winners).  It then takes the most visited
+    action.  Seeded: the same seed, state and budget give the same choice.
+    """
+
+    def __init__(self, seed: int = 0, iterations: int = 100, exploration: float = 1.4,
+                 max_rollout: int = 10_000):
+        if iterations < 1:
+            raise ValueError("the MCTS budget (--mcts-iterations) must be at least 1")
+        self.rng = random.Random(seed)
+        self.iterations = iterations
+        self.exploration = exploration
+        self.max_rollout = max_rollout
+
+    def choose(self, state, player: int):
+        legal = state.legal_actions()
+        if len(legal) == 1:  # nothing to think about
+            return legal[0]
+        root = _Node(state.clone(), legal, self.rng)
+        for _ in range(self.iterations):
+            node, path = root, [root]
+            # selection: down while the node is fully expanded
+            while not node.untried and node.children:
+                node = node.select(self.exploration)
+                path.append(node)
+            # expansion
+            if node.untried:
+                node = node.expand(self.rng)
+                path.append(node)
+            # rollout and back-propagation
+            value = self._rollout(node.state)
+            for n in path:
+                n.visits += 1
+                w = n.wins
+                for p, v in enumerate(value):
+                    w[p] += v
+        best = max(root.children, key=lambda c: c.visits)  # ties: the first listed
+        return best.action
+
+    def _rollout(self, state) -> list:
+        n = state.n
+        if not state.terminal:
+            st = state.clone()
+            choice = self.rng.choice
+            for _ in range(self.max_rollout):
+                st.apply(choice(st.legal_actions()))
+                if st.terminal:
+                    break
+            else:
+                return [1.0 / n] * n  # cut short: a draw
+            state = st
+        return shares(state)
+
+
+def shares(state) -> list:
+    """Each player's share of a finished game: 1/k to each of its k winners, 0 to the others
+    (nobody wins: 0 to everyone)."""
+    winners = state.winners()
+    out = [0.0] * state.n
+    for p in winners:
+        out[p] = 1.0 / len(winners)
+    return out
+
+
+class _Node:
+    """A node of the search tree: the state reached, the actions not yet tried there."""
+    __slots__ = ("state", "action", "children", "untried", "visits", "wins", "mover")
+
+    def __init__(self, state, legal: list, rng: random.Random, action=None):
+        self.state = state
+        self.action = action
+        self.children: list = []
+        self.untried = list(legal)
+        rng.shuffle(self.untried)
+        self.visits = 0
+        self.wins = [0.0] * state.n
+        self.mover = state.current_player
+
+    def expand(self, rng: random.Random) -> "_Node":
+        action = self.untried.pop()
+        st = self.state.clone()
+        st.apply(action)
+        child = _Node(st, st.legal_actions() if not st.terminal else [], rng, action)
+        self.children.append(child)
+        return child
+
+    def select(self, c: float) -> "_Node":
+        log_n = math.log(self.visits)
+        p = self.mover
+        return max(self.children, key=lambda ch: ch.wins[p] / ch.visits + c * math.sqrt(log_n / ch.visits))
 
 
 class ScriptedAgent:

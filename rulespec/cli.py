@@ -1,4 +1,4 @@
-"""The command line: rulespec check | graph | play | test | bench | fuzz | replay.
+"""The command line: rulespec check | graph | play | test | bench | stats | fuzz | replay.
 
 Exit codes: 0 success (warnings allowed), 1 errors in the input or a failed
 run, 2 bad usage.  Bad input never produces a Python traceback.
@@ -250,6 +250,73 @@ def cmd_bench(args) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------- stats
+def cmd_stats(args) -> int:
+    import json
+
+    from interpreter.bench import default_workers
+    from interpreter.stats import StatsError, collect, parse_agents
+
+    from .stats_text import report
+    if args.games < 1:
+        raise UsageError("--games must be at least 1")
+    if args.mcts_iterations < 1:
+        raise UsageError("--mcts-iterations must be at least 1")
+    if args.mcts_rollout is not None and args.mcts_rollout < 1:
+        raise UsageError("--mcts-rollout must be at least 1")
+    if args.max_steps < 1:
+        raise UsageError("--max-steps must be at least 1")
+    try:
+        agents = parse_agents(args.agents)
+    except StatsError as e:
+        raise UsageError(str(e)) from None
+    workers = args.workers if args.workers is not None else default_workers()
+    if workers < 1:
+        raise UsageError("--workers must be at least 1")
+    for out in (args.json, args.html):
+        if out:
+            check_writable(out)
+    game = _load_game(args.file, args.max_choices)
+    options = _parse_options(game, args.option)
+    players = args.players if args.players is not None else game.model.min_players
+    show = not args.quiet and sys.stderr is not None and sys.stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        if show:
+            sys.stderr.write(f"\r  {done}/{total} games")
+            sys.stderr.flush()
+
+    result = collect(game, args.games, players, agents, seed=args.seed, options=options, workers=workers,
+                     mcts_iterations=args.mcts_iterations, mcts_rollout=args.mcts_rollout or 10_000,
+                     rotate=args.rotate, max_steps=args.max_steps, progress=progress)
+    if show:
+        sys.stderr.write("\r" + " " * 30 + "\r")
+    figures = result.figures()
+    print(report(figures))
+    if args.json:
+        write_output(args.json, json.dumps(figures, indent=1) + "\n")
+        print(f"wrote {args.json}")
+    if args.html:
+        from .stats_html import page
+        write_output(args.html, page(figures, _stats_command(args, players)))
+        print(f"wrote {args.html}")
+    return 0
+
+
+def _stats_command(args, players: int) -> str:
+    """The command line that plays the same games (for the HTML page)."""
+    parts = ["rulespec stats", args.file, f"--players {players}", f"--games {args.games}", f"--seed {args.seed}",
+             f"--agents {args.agents}"]
+    parts += [f"--option {o}" for o in args.option]
+    if "mcts" in args.agents:
+        parts.append(f"--mcts-iterations {args.mcts_iterations}")
+        if args.mcts_rollout:
+            parts.append(f"--mcts-rollout {args.mcts_rollout}")
+    if args.rotate:
+        parts.append("--rotate")
+    return " ".join(parts)
+
+
 # ---------------------------------------------------------------------- fuzz, replay
 def cmd_fuzz(args) -> int:
     from .fuzz_cli import fuzz_command
@@ -314,6 +381,31 @@ def build_parser() -> argparse.ArgumentParser:
                    help="skip measuring clone(), to_json() and the memory of a state")
     _add_max_choices(p)
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("stats", help="play many games: win rates per seat, first-player advantage, game "
+                                      "length, what gets used and how it goes with winning")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--games", type=int, default=200)
+    p.add_argument("--players", type=int, help="a player count (default: the game's smallest)")
+    p.add_argument("--agents", default="random", metavar="KIND,...",
+                   help="agents cycled over the seats: random, first (the first legal action), mcts (UCT search "
+                        "that sees every hidden card: an upper bound on skill, not a fair player); default random")
+    p.add_argument("--rotate", action="store_true",
+                   help="game i moves every agent i seats on, so that each agent plays each seat")
+    p.add_argument("--mcts-iterations", type=int, default=100, metavar="N",
+                   help="playouts per mcts decision (default 100)")
+    p.add_argument("--mcts-rollout", type=int, default=None, metavar="N",
+                   help="cut an mcts playout after N decisions and count it a draw (default: play to the end)")
+    p.add_argument("--seed", type=int, default=0, help="game i has seed SEED+i")
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes to play in; default: the machine's cores (the figures do not depend on it)")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE", default=[])
+    p.add_argument("--max-steps", type=int, default=20_000, help="decisions a game may take (default 20000)")
+    p.add_argument("--json", metavar="OUT", help="also write every figure as JSON")
+    p.add_argument("--html", metavar="OUT", help="also write one self-contained HTML page with charts")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress count")
+    _add_max_choices(p)
+    p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser("fuzz", help="play many checked random games; shrink and save any failure; rule coverage")
     p.add_argument("file", metavar="FILE")

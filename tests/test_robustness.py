@@ -396,7 +396,8 @@ def assert_no_traceback(out: str, err: str) -> None:
 
 
 @pytest.mark.parametrize("kind", ["missing", "directory", "binary", "errors"])
-@pytest.mark.parametrize("command", [["check"], ["graph"], ["doc"], ["play"], ["bench", "--games", "1"]])
+@pytest.mark.parametrize("command", [["check"], ["graph"], ["doc"], ["play"], ["bench", "--games", "1"],
+                                     ["stats", "--games", "1", "--workers", "1"]])
 def test_bad_rules_file_for_every_command(bad_files, kind, command):
     path, message = bad_files[kind]
     code, out, err = run(command[0], path, *command[1:])
@@ -419,7 +420,7 @@ def one_line_error(code: int, out: str, err: str, command: str, expected_code: i
     assert out == ""
 
 
-@pytest.mark.parametrize("command", ["play", "bench"])
+@pytest.mark.parametrize("command", ["play", "bench", "stats"])
 @pytest.mark.parametrize("args,code,message", [
     (["--option", "nope=1"], 1, "unknown option 'nope' for Charuma (options: bidding)"),
     (["--option", "biding=true"], 1, "did you mean 'bidding'?"),
@@ -437,7 +438,8 @@ def one_line_error(code: int, out: str, err: str, command: str, expected_code: i
     (["extra.rules"], 2, "unrecognized arguments: extra.rules"),
 ])
 def test_bad_options_and_players(command, args, code, message):
-    extra = ["--games", "1", "--runs", "1"] if command == "bench" else ["--max-steps", "5"]
+    extra = {"bench": ["--games", "1", "--runs", "1"], "stats": ["--games", "1", "--workers", "1", "-q"]}.get(
+        command, ["--max-steps", "5"])
     one_line_error(*run(command, CHARUMA, *extra, *args), command, code, message)
 
 

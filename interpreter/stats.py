@@ -1,0 +1,367 @@
+"""Balance statistics: play many games and count who wins, how long games last and what gets used.
+
+``collect(game, games, players, agents, ...)`` plays ``games`` games (seeds seed, seed+1, ...)
+and returns ``Stats``, whose ``figures()`` is plain data (the JSON of ``rulespec stats``; the
+text and HTML reports are drawn from it, see rulespec/stats_text.py and rulespec/stats_html.py).
+
+Everything here is generic: the figures come from the runtime contract (winners, the first
+player to decide, the actions taken and their parameters, the log's "phase" entries, the
+coverage counter's triggers), never from a particular game.
+
+Wins.  A seat *wins* a game when it is among the game's winners, so a shared win (a team win, a
+tie on points) is a win for each winner: per-seat win counts then add up to the games plus the
+extra winners of shared games, and the average win rate over the seats is the fair baseline
+(1/N when every game has one winner).  ``win_share`` gives 1/k of a game to each of k winners
+instead: those add up to the games that have a winner.  Rates come with 95% Wilson score
+intervals (``wilson``), which stay inside [0, 1] and behave at small counts.
+
+Usage and winning.  For each action name (each card chosen in an action's parameters, each card
+named by the answer to a choice inside an effect, each card-given ability) we count uses, and split the *player-games* (one per seat per game) into
+those where the player used it at least once and those where they did not, with each group's
+win rate.  It is a correlation, not a cause: a player who plays more (a longer game, a bigger
+hand) has more chances to use anything.
+
+Workers.  Games go out in small chunks to a multiprocessing pool, like ``rulespec fuzz``; each
+game's seed and its agents' seeds depend only on its index, and the records are merged in
+index order, so the figures do not depend on the number of workers.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections import Counter
+from typing import Callable, Optional, Sequence
+
+import attrs
+
+from .agents import FirstLegalAgent, MCTSAgent, RandomAgent
+from .errors import EngineError
+from .state import CHOICE
+
+AGENT_KINDS = ("random", "first", "mcts")
+Z95 = 1.959963984540054  # the 97.5th percentile of the standard normal: a two-sided 95% interval
+DEFAULT_MAX_STEPS = 20_000
+
+
+class StatsError(EngineError):
+    """Bad input for a statistics run, or a game that did not end."""
+
+
+def wilson(successes: int, trials: int, z: float = Z95) -> Optional[tuple]:
+    """The Wilson score interval (lo, hi) of a proportion; None when there are no trials."""
+    if trials <= 0:
+        return None
+    p = successes / trials
+    z2 = z * z
+    centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
+    half = z / (1 + z2 / trials) * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+# ---------------------------------------------------------------------- agents
+@attrs.frozen
+class AgentSpec:
+    """How to make the agents: the kinds cycled over the seats, the MCTS budget."""
+    kinds: tuple = ("random",)
+    mcts_iterations: int = 100
+    mcts_rollout: int = 10_000   # the most decisions of one MCTS playout (cut there: a draw)
+    rotate: bool = False         # game i shifts the seating by i: every agent plays every seat
+
+    def seating(self, players: int, index: int) -> list:
+        base = [self.kinds[p % len(self.kinds)] for p in range(players)]
+        if self.rotate:
+            return [base[(p + index) % players] for p in range(players)]
+        return base
+
+    def make(self, kind: str, seed: int):
+        if kind == "random":
+            return RandomAgent(seed)
+        if kind == "first":
+            return FirstLegalAgent()
+        if kind == "mcts":
+            return MCTSAgent(seed, self.mcts_iterations, max_rollout=self.mcts_rollout)
+        raise StatsError(f"unknown agent '{kind}' (agents: {', '.join(AGENT_KINDS)})")
+
+
+def parse_agents(text: str) -> tuple:
+    kinds = tuple(a.strip() for a in text.split(",") if a.strip())
+    bad = [a for a in kinds if a not in AGENT_KINDS]
+    if bad or not kinds:
+        what = f"unknown agent '{bad[0]}'" if bad else "no agent given"
+        raise StatsError(f"{what}: --agents takes a comma-separated list of {', '.join(AGENT_KINDS)}")
+    return kinds
+
+
+# ---------------------------------------------------------------------- one game
+@attrs.define
+class GameRecord:
+    """What one game contributes (plain data: it travels back from a worker)."""
+    index: int
+    seed: int
+    agents: list            # the agent kind of each seat
+    first: Optional[int]    # the seat that made the first decision (None: no decision at all)
+    winners: list
+    decisions: int
+    phases: dict            # phase name -> times entered
+    actions: list           # per seat: {action name: uses}
+    cards: list             # per seat: {card name: times chosen in an action's parameters}
+    choices: list           # per seat: {card name: times chosen in a choice inside an effect}
+    abilities: list         # per seat: {"action (Card)": uses}
+    triggered: dict         # "trigger (Card)" -> times a card's triggered ability ran (any owner)
+
+
+def ability_triggers(prog) -> dict:
+    """The triggers that cards carry: trigger name -> its label, "name (Card)"."""
+    out = {}
+    for trigs in prog.triggers.values():
+        for t in trigs:
+            if t.ability is not None:
+                out[t.name] = f"{t.name} ({t.ability.card})"
+    return out
+
+
+def play_one(game, players: int, index: int, seed: int, options: Optional[dict], spec: AgentSpec,
+             max_steps: int = DEFAULT_MAX_STEPS) -> GameRecord:
+    """Play game number `index` (the game's seed: seed + index; seat p's agent: seed*1000 + p)."""
+    try:
+        return _play_one(game, players, index, seed, options, spec, max_steps)
+    except StatsError:
+        raise
+    except EngineError as e:  # a StatsError travels back from a worker intact, and names the game
+        raise StatsError(f"the game with seed {seed + index}: {e}") from None
+
+
+def _play_one(game, players: int, index: int, seed: int, options: Optional[dict], spec: AgentSpec,
+              max_steps: int) -> GameRecord:
+    s = seed + index
+    kinds = spec.seating(players, index)
+    agents = [spec.make(k, s * 1000 + p) for p, k in enumerate(kinds)]
+    coverage = Counter()
+    st = game.new_state(players=players, seed=s, options=options, coverage=coverage)
+    prog = st.prog
+    names, n_cards = prog.card_names, prog.card_count
+    actions = [Counter() for _ in range(players)]
+    cards = [Counter() for _ in range(players)]
+    abilities = [Counter() for _ in range(players)]
+    chosen = [Counter() for _ in range(players)]
+    first = st.current_player
+    steps = 0
+    while not st.terminal:
+        if steps >= max_steps:
+            raise StatsError(f"the game with seed {s} did not end within {max_steps} decisions (--max-steps)")
+        p = st.current_player
+        if not st.legal_actions():
+            raise StatsError(f"the game with seed {s} is stuck: P{p + 1} has no legal action in phase "
+                             f"'{st.phase}' (a bug in the rules)")
+        a = agents[p].choose(st, p)
+        if isinstance(a, str):  # an agent may answer with the action's text
+            a = next(x for x in st.legal_actions() if x.text == a)
+        actions[p][a.name] += 1
+        act = prog.actions.get(a.name) if a.name != CHOICE else None
+        if a.name == CHOICE:  # "choose two generals", "discard a card": the cards the answer names
+            for c in st._named_cards(a, None):
+                chosen[p][names[c]] += 1
+        elif act is not None:
+            if act.card_slots:
+                params = dict(a.params)
+                for pname, kind in act.card_slots:
+                    for c in _chosen_cards(params.get(pname), kind):
+                        if c < n_cards:  # a face-down pick names no card
+                            cards[p][names[c]] += 1
+            if act.ability is not None:
+                abilities[p][f"{act.name} ({act.ability.card})"] += 1
+        st.apply(a)
+        steps += 1
+    phases = Counter(e[1] for e in st.log if e[0] == "phase")
+    labels = ability_triggers(prog)
+    triggered = {labels[k[8:]]: v for k, v in coverage.items() if k.startswith("trigger:") and k[8:] in labels}
+    return GameRecord(index, s, kinds, first, st.winners(), steps, dict(phases),
+                      [dict(c) for c in actions], [dict(c) for c in cards], [dict(c) for c in chosen],
+                      [dict(c) for c in abilities],
+                      triggered)
+
+
+def _chosen_cards(v, kind: str) -> list:
+    if v is None:
+        return []
+    if kind == "card":
+        return [v]
+    if kind == "cards":
+        return list(v)
+    return list(v.get("cards", ()))  # 'use': {"cards": [...], ...}
+
+
+# ---------------------------------------------------------------------- many games
+def run_chunk(payload: tuple) -> list:
+    """Play a few games in a worker (top level, for multiprocessing)."""
+    from .fuzz import _game_from_source
+    path, source, max_choices, players, indices, seed, options, spec, max_steps = payload
+    game = _game_from_source(path, source)
+    game.max_choices = max_choices
+    return [play_one(game, players, i, seed, options, spec, max_steps) for i in indices]
+
+
+def collect(game, games: int, players: Optional[int] = None, agents: Sequence[str] = ("random",), seed: int = 0,
+            options: Optional[dict] = None, workers: int = 1, mcts_iterations: int = 100,
+            mcts_rollout: int = 10_000, rotate: bool = False, max_steps: int = DEFAULT_MAX_STEPS,
+            progress: Optional[Callable[[int, int], None]] = None) -> "Stats":
+    """Play `games` games and gather their records; progress(done, total) after each chunk."""
+    if games < 1:
+        raise StatsError("--games must be at least 1")
+    if workers < 1:
+        raise StatsError("--workers must be at least 1")
+    if mcts_iterations < 1:
+        raise StatsError("--mcts-iterations must be at least 1")
+    if mcts_rollout < 1:
+        raise StatsError("--mcts-rollout must be at least 1")
+    if max_steps < 1:
+        raise StatsError("--max-steps must be at least 1")
+    kinds = parse_agents(",".join(agents))
+    players = game.model.min_players if players is None else players
+    options = dict(options or {})
+    game.new_state(players=players, seed=seed, options=options)  # a bad player count or option fails here
+    spec = AgentSpec(kinds, mcts_iterations, mcts_rollout, rotate)
+    size = max(1, min(25, math.ceil(games / (workers * 8))))
+    payloads = [(game.path, game.model.source, game.max_choices, players, list(range(i, min(i + size, games))),
+                 seed, options, spec, max_steps) for i in range(0, games, size)]
+    records: list = []
+    t0 = time.perf_counter()
+    if workers == 1 or len(payloads) == 1:
+        for pl in payloads:
+            records += [play_one(game, players, i, seed, options, spec, max_steps) for i in pl[4]]
+            if progress is not None:
+                progress(len(records), games)
+    else:
+        import multiprocessing
+
+        from .fuzz import _quiet_worker
+        with multiprocessing.get_context().Pool(min(workers, len(payloads)), initializer=_quiet_worker) as pool:
+            for chunk in pool.imap_unordered(run_chunk, payloads):
+                records += chunk
+                if progress is not None:
+                    progress(len(records), games)
+    records.sort(key=lambda r: r.index)  # a fixed order: the same figures whatever the workers
+    return Stats(game.path, game.name, players, seed, options, spec, records, workers,
+                 time.perf_counter() - t0)
+
+
+# ---------------------------------------------------------------------- the figures
+def _rate(wins: int, n: int) -> dict:
+    ci = wilson(wins, n)
+    return {"wins": wins, "games": n, "rate": wins / n if n else None, "ci": list(ci) if ci else None}
+
+
+def _quantile(sorted_values: list, q: float) -> float:
+    """The q-quantile by linear interpolation (statistics' 'inclusive' method)."""
+    if len(sorted_values) == 1:
+        return float(sorted_values[0])
+    return statistics.quantiles(sorted_values, n=100, method="inclusive")[round(q * 100) - 1]
+
+
+def histogram(values: list, bins: int = 20) -> list:
+    """[[lo, hi, count], ...]: `bins` equal bins of whole-number width over the values
+    (lo included, hi excluded; the last bin holds the maximum)."""
+    lo, hi = min(values), max(values)
+    width = max(1, math.ceil((hi - lo + 1) / bins))
+    n = math.ceil((hi - lo + 1) / width)
+    counts = [0] * n
+    for v in values:
+        counts[(v - lo) // width] += 1
+    return [[lo + k * width, lo + (k + 1) * width, counts[k]] for k in range(n)]
+
+
+@attrs.define
+class Stats:
+    path: str
+    name: str
+    players: int
+    seed: int
+    options: dict
+    spec: AgentSpec
+    records: list
+    workers: int = 1
+    seconds: float = 0.0
+
+    def figures(self) -> dict:
+        """Every figure, as plain data (the JSON).  All but 'run' (workers, seconds) depend
+        only on the games played."""
+        recs, n = self.records, self.players
+        games = len(recs)
+        wins, sole, share = [0] * n, [0] * n, [0.0] * n
+        outcomes = Counter()
+        for r in recs:
+            k = len(r.winners)
+            outcomes["one winner" if k == 1 else "shared" if k > 1 else "no winner"] += 1
+            for p in r.winners:
+                wins[p] += 1
+                share[p] += 1 / k
+                if k == 1:
+                    sole[p] += 1
+        seats = []
+        for p in range(n):
+            kinds = Counter(r.agents[p] for r in recs)
+            seats.append({"seat": p + 1, "agent": "/".join(sorted(kinds)), **_rate(wins[p], games),
+                          "sole_wins": sole[p], "win_share": round(share[p], 6)})
+        average = sum(wins) / (games * n)
+        firsts = [r for r in recs if r.first is not None]
+        first_wins = sum(1 for r in firsts if r.first in r.winners)
+        first = {**_rate(first_wins, len(firsts)), "average": average,
+                 "seats": {f"P{p + 1}": sum(1 for r in firsts if r.first == p) for p in range(n)}}
+        lengths = sorted(r.decisions for r in recs)
+        phase_totals = Counter()
+        for r in recs:
+            phase_totals.update(r.phases)
+        length = {"decisions": {"min": lengths[0], "median": statistics.median(lengths),
+                                "mean": round(statistics.fmean(lengths), 3), "p10": _quantile(lengths, 0.1),
+                                "p90": _quantile(lengths, 0.9), "max": lengths[-1],
+                                "histogram": histogram(lengths)},
+                  "phases": {k: round(v / games, 3) for k, v in sorted(phase_totals.items(), key=lambda kv: -kv[1])}}
+        agents = {}
+        for kind in sorted({k for r in recs for k in r.agents}):
+            seat_games = [(r, p) for r in recs for p in range(n) if r.agents[p] == kind]
+            agents[kind] = _rate(sum(1 for r, p in seat_games if p in r.winners), len(seat_games))
+        triggered = Counter()
+        trig_games = Counter()
+        for r in recs:
+            triggered.update(r.triggered)
+            trig_games.update(r.triggered.keys())
+        return {
+            "game": self.name, "rules": self.path, "players": n, "games": games, "seed": self.seed,
+            "options": dict(self.options), "agents": [r for r in self.spec.seating(n, 0)],
+            "rotate": self.spec.rotate,
+            "mcts": ({"iterations": self.spec.mcts_iterations, "rollout": self.spec.mcts_rollout}
+                     if "mcts" in self.spec.kinds else None),
+            "outcomes": {k: outcomes[k] for k in ("one winner", "shared", "no winner")},
+            "seats": seats, "average_rate": average, "first_player": first, "by_agent": agents,
+            "length": length,
+            "actions": self._usage("actions"), "cards": self._usage("cards"),
+            "card_choices": self._usage("choices"), "abilities": self._usage("abilities"),
+            "triggered": [{"name": k, "fired": v, "games": trig_games[k]}
+                          for k, v in sorted(triggered.items(), key=lambda kv: (-kv[1], kv[0]))],
+            "run": {"workers": self.workers, "seconds": round(self.seconds, 3)},
+        }
+
+    def _usage(self, field: str) -> list:
+        """Uses of each name, and the win rates of the player-games that used it vs the others."""
+        n = self.players
+        uses, games, users, user_wins = Counter(), Counter(), Counter(), Counter()
+        for r in self.records:
+            in_game = set()
+            for p in range(n):
+                won = p in r.winners
+                for name, k in getattr(r, field)[p].items():
+                    uses[name] += k
+                    users[name] += 1
+                    user_wins[name] += won
+                    in_game.add(name)
+            games.update(in_game)
+        total = len(self.records) * n
+        total_wins = sum(len(r.winners) for r in self.records)
+        out = []
+        for name in sorted(uses, key=lambda k: (-uses[k], k)):
+            out.append({"name": name, "uses": uses[name], "games": games[name],
+                        "per_game": round(uses[name] / len(self.records), 4),
+                        "used": _rate(user_wins[name], users[name]),
+                        "not_used": _rate(total_wins - user_wins[name], total - users[name])})
+        return out

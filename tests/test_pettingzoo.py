@@ -1,4 +1,4 @@
-"""rulespec.pettingzoo: any rules file as a PettingZoo AEC environment (docs/ai_pettingzoo.md)."""
+"""rulespec.pettingzoo: any rules file as a PettingZoo AEC environment (docs/ai.md)."""
 import json
 import random
 import re
@@ -67,7 +67,7 @@ def test_spaces(path, players, cycles):
 
 
 def test_the_docs_give_every_games_shapes_the_render_shown_is_true_and_the_example_runs():
-    text = (ROOT / "docs" / "ai_pettingzoo.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "ai.md").read_text(encoding="utf-8").split("\n## PettingZoo\n", 1)[1]
     for path, players, _ in GAMES:
         tg = raw_env(path, players=players).tg
         row = f"| `{path}` | {players} | Discrete({tg.num_actions}) | ({tg.encoder.size},) |"
@@ -77,7 +77,7 @@ def test_the_docs_give_every_games_shapes_the_render_shown_is_true_and_the_examp
     e.reset(seed=3)
     assert e.render() == shown
     code = re.search(r"```python\n(.*?)```", text, re.S).group(1)
-    exec(compile(code, "docs/ai_pettingzoo.md", "exec"), {"__name__": "docs_example"})
+    exec(compile(code, "docs/ai.md", "exec"), {"__name__": "docs_example"})
 
 
 # ---------------------------------------------------------------------- seeds and options

@@ -85,6 +85,7 @@ def cmd_check(args) -> int:
     from . import model_cache
     from .source import read_source
     status = 0
+    as_json = getattr(args, "format", "text") == "json"
     for path in args.files:
         try:
             text = read_source(path)
@@ -94,10 +95,17 @@ def cmd_check(args) -> int:
                 from .checker import check_text
                 summary = model_cache.summarise(check_text(text, str(path)))
         except RulesError as e:
+            if as_json:
+                _print_json_lines(d.to_dict() for d in e.diagnostics)
+                status = 1
+                continue
             print(e.render(), file=sys.stderr)
             n = sum(1 for d in e.diagnostics if d.severity == "error")
             print(f"{path}: {n} error{'s' if n != 1 else ''}", file=sys.stderr)
             status = 1
+            continue
+        if as_json:
+            _print_json_lines(summary["diagnostics"])
             continue
         warnings = summary["warnings"]
         for w in warnings:
@@ -106,6 +114,76 @@ def cmd_check(args) -> int:
         print(f"{path}: ok ({summary['name']}: {summary['phases']} phases, {summary['actions']} actions, "
               f"{summary['cards']} cards{extra})")
     return status
+
+
+def _print_json_lines(records) -> None:
+    """`check --format json`: one JSON object a line (JSON Lines) on stdout."""
+    import json
+    for r in records:
+        print(json.dumps(r, ensure_ascii=False))
+
+
+# ---------------------------------------------------------------------- fmt
+def cmd_fmt(args) -> int:
+    """Rewrite rules files in their canonical layout (rulespec/fmt.py); --check and --diff write nothing."""
+    import difflib
+
+    from .fmt import FormatError, format_file
+    status = 0
+    changed = 0
+    for path in args.files:
+        try:
+            text, new = format_file(path)
+        except RulesError as e:  # unreadable, or does not parse: left alone
+            print(e.render(), file=sys.stderr)
+            status = 1
+            continue
+        except FormatError as e:
+            print(f"rulespec fmt: error: {e}", file=sys.stderr)
+            status = 1
+            continue
+        with open(path, "rb") as f:  # the bytes: CR LF line ends or a byte-order mark are changes too
+            same = f.read() == new.encode("utf-8")
+        if same:
+            continue
+        changed += 1
+        if args.diff:
+            sys.stdout.writelines(difflib.unified_diff(
+                text.splitlines(keepends=True), new.splitlines(keepends=True), f"{path}", f"{path} (formatted)"))
+        if args.check:
+            print(f"{path}: would be reformatted", file=sys.stderr)
+            status = 1
+        elif not args.diff:
+            try:
+                _write_atomic(path, new)
+            except OutputError as e:
+                print(f"rulespec fmt: error: {e}", file=sys.stderr)
+                status = 1
+                continue
+            print(f"{path}: reformatted", file=sys.stderr)
+    if args.check and status == 0:
+        n = len(args.files)
+        print(f"{n} file{'s' if n != 1 else ''} already formatted", file=sys.stderr)
+    return status
+
+
+def _write_atomic(path: str, text: str) -> None:
+    """Replace a file's content all at once (a temporary file beside it, then a rename), keeping its mode."""
+    import tempfile
+    p = Path(path)
+    if not os.access(p, os.W_OK):
+        raise OutputError(f"cannot write {path}: permission denied")
+    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.chmod(tmp, p.stat().st_mode & 0o7777)
+        os.replace(tmp, p)
+    except OSError as e:
+        raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 # ---------------------------------------------------------------------- graph
@@ -336,7 +414,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="check rules files and report diagnostics")
     p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--format", choices=["text", "json"], default="text",
+                   help="text: compiler-style messages on stderr (default); json: one JSON object per "
+                        "diagnostic, one a line on stdout (JSON Lines; docs/editors.md)")
     p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("fmt", help="rewrite rules files in the canonical layout (comments and line numbers kept)")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--check", action="store_true",
+                   help="change nothing; exit 1 and name the files that would change")
+    p.add_argument("--diff", action="store_true", help="change nothing; print what would change as a unified diff")
+    p.set_defaults(func=cmd_fmt)
 
     p = sub.add_parser("graph", help="print the phase graph")
     p.add_argument("file", metavar="FILE")

@@ -24,6 +24,13 @@ class Diagnostic:
     def headline(self) -> str:
         return f"{self.location()}: {self.severity}: {self.message}"
 
+    def to_dict(self) -> dict:
+        """The diagnostic as plain data (``rulespec check --format json``): lines and columns count
+        from 1, and the end is just past the text it points at."""
+        return {"file": self.path, "line": self.span.line, "column": self.span.col,
+                "end_line": self.span.end_line, "end_column": self.span.end_col,
+                "severity": self.severity, "message": self.message, "hint": self.hint}
+
     def render(self, source: Optional[str] = None) -> str:
         out = [self.headline()]
         if source is not None:

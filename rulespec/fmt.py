@@ -17,9 +17,10 @@ The layout (the shipped games' own style):
 - one space around binary operators and ``=``, ``+=``, ``-=``, after ``,`` and ``:`` and inside
   ``{ }``; none inside ``( )`` and ``[ ]``, before ``,``, ``:``, ``(`` of a call, ``[`` of an index,
   around ``.`` and ``..``, after a unary ``-``;
-- two or more spaces between a value and the next name (or ``{``) are kept: hand-aligned tables
-  (``card "A of clubs"     { suit: clubs    rank: 1 }``) stay aligned; so is the gap before an
-  end-of-line comment;
+- two or more spaces before a clause, statement or card field that starts in the middle of a
+  line are kept (``after { turns += 1  active = next_player(active) }``), and so are those between
+  a card's name and its ``{``: hand-aligned tables (``card "A of clubs"     { suit: clubs    rank:
+  1 }``) stay aligned; so does the gap before an end-of-line comment (one space at least);
 - no trailing spaces, at most one blank line in a row, none at the start or the end, one newline
   at the end, LF line ends (a byte-order mark is dropped).
 
@@ -111,12 +112,13 @@ KEYWORDS = _keywords()
 
 
 class _Tok:
-    __slots__ = ("kind", "text", "line", "col", "pos", "name", "card")
+    __slots__ = ("kind", "text", "line", "col", "pos", "name", "card", "item")
 
     def __init__(self, kind: str, text: str, line: int, col: int, pos: int):
         self.kind, self.text, self.line, self.col, self.pos = kind, text, line, col, pos
         self.name = False  # a word the parser read as a NAME (keywords may be names: 'target(p)')
         self.card = False  # inside a card declaration (whose fields may be aligned in columns)
+        self.item = False  # starts a declaration, a clause, a statement or a card's field
 
     def __repr__(self) -> str:
         return f"{self.kind}:{self.text!r}@{self.line}:{self.col}"
@@ -216,11 +218,10 @@ def _gap(a: _Tok, b: _Tok, raw: str, a_unary: bool, b_unary: bool) -> str:
         return " "
     if (a.kind == "op" and at in _BINARY) or (b.kind == "op" and bt in _BINARY):
         return " "
-    # between two words, strings, brackets: one space, or in a card declaration, the author's
-    # alignment of the name and the fields in columns
-    if spaces_only and len(raw) >= 2 and a.card and b.card \
-            and (a.kind == "str" or (a.kind == "word" and (a.name or at not in KEYWORDS)) or at in (")", "]")) \
-            and ((b.kind == "word" and b.name) or bt == "{"):
+    # between two words, strings, brackets: one space; but two or more before an item that starts
+    # in the middle of a line (they set items apart, or align a table of cards in columns), and
+    # between a card's name and its '{' (aligned), are kept
+    if spaces_only and len(raw) >= 2 and (b.item or (a.kind == "str" and a.card and bt == "{")):
         return raw
     return " "
 
@@ -243,6 +244,7 @@ def format_text(text: str, path: str = "<string>") -> str:
         for _, t in toks:
             if t.kind == "word" and (t.line, t.col) in names:
                 t.name = True
+            t.item = (t.line, t.col) in starts
             while k < len(cards) and cards[k][1] <= t.pos:
                 k += 1
             t.card = k < len(cards) and cards[k][0] <= t.pos

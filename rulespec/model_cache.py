@@ -12,7 +12,7 @@ simply not used.  Every file is cached whatever its size: even a small file is r
 several times faster than it is parsed in a new process (the parser alone takes longer to load).
 
 An entry holds a short header (what ``rulespec check`` prints about the file: its summary and
-its warnings, already rendered) and then the model, so that ``rulespec check`` of an unchanged
+its warnings, both rendered and as plain data for ``--format json``) and then the model, so that ``rulespec check`` of an unchanged
 file reads only the header.  The cache keeps the MAX_ENTRIES entries used last and removes the
 others when it writes a new one (an editor that re-checks on every keystroke writes many).
 
@@ -152,10 +152,19 @@ def _prune(d: Path) -> None:
 
 
 def summarise(model) -> dict:
-    """What ``rulespec check`` prints about a file that checks: kept in the entry's header."""
+    """What ``rulespec check`` prints about a file that checks: kept in the entry's header.
+    "warnings" are rendered, "diagnostics" are the same warnings as plain data (Diagnostic.to_dict);
+    a header written before "diagnostics" existed lacks them, and is then not used."""
     return {"name": model.name, "phases": len(model.phases), "actions": len(model.actions),
             "cards": sum(c.copies for c in model.cards),
-            "warnings": [w.render(model.source) for w in model.warnings]}
+            "warnings": [w.render(model.source) for w in model.warnings],
+            "diagnostics": [w.to_dict() for w in model.warnings]}
+
+
+def _complete(summary) -> bool:
+    """Whether a header's summary has everything summarise() gives now (an older one may not)."""
+    return isinstance(summary, dict) and isinstance(summary.get("warnings"), list) \
+        and isinstance(summary.get("diagnostics"), list)
 
 
 def checked_model(text: str, path: str, build: Callable[[], object]):
@@ -166,6 +175,11 @@ def checked_model(text: str, path: str, build: Callable[[], object]):
     got = read(entry)
     if got is not None and isinstance(got[0], dict) and got[0].get("path") == path \
             and getattr(got[1], "path", None) == path:
+        if not _complete(got[0].get("summary")):  # an older header: bring it up to date
+            try:
+                write(entry, {"path": path, "summary": summarise(got[1])}, got[1])
+            except Exception:
+                pass
         return got[1]
     model = build()  # a RulesError goes up before anything is written
     write(entry, {"path": path, "summary": summarise(model)}, model)
@@ -179,7 +193,8 @@ def cached_summary(text: str, path: str) -> dict | None:
     got = read(entry_path(text, path), parts=1)
     if got is None or not isinstance(got[0], dict) or got[0].get("path") != path:
         return None
-    return got[0].get("summary")
+    summary = got[0].get("summary")
+    return summary if _complete(summary) else None  # an older header: check again
 
 
 def clear() -> int | None:

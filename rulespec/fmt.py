@@ -13,7 +13,8 @@ The layout (the shipped games' own style):
 - indentation: two spaces per open ``{``; a line that starts a declaration, a clause or a
   statement (the parser says which lines do) is indented by its brace depth, a line that
   continues one keeps its indentation relative to the line it continues (at least two more
-  spaces); a full-line comment is indented like the code line after it;
+  spaces); a full-line comment is indented by its brace depth, or like the line after it when
+  that line continues a statement;
 - one space around binary operators and ``=``, ``+=``, ``-=``, after ``,`` and ``:`` and inside
   ``{ }``; none inside ``( )`` and ``[ ]``, before ``,``, ``:``, ``(`` of a call, ``[`` of an index,
   around ``.`` and ``..``, after a unary ``-``;

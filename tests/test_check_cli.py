@@ -370,3 +370,97 @@ def test_mutated_charuma_never_crashes(steps):
         path.write_bytes(data)
         code, out, err = run("check", path)
     assert_clean_outcome(code, out, err, str(path))
+
+
+# ---------------------------------------------------------------- --format json
+JSON_KEYS = ["file", "line", "column", "end_line", "end_column", "severity", "message", "hint"]
+
+
+def json_lines(out: str) -> list:
+    import json
+    records = [json.loads(line) for line in out.splitlines()]
+    for r in records:
+        assert list(r) == JSON_KEYS
+        assert r["severity"] in ("error", "warning")
+        assert all(isinstance(r[k], int) and r[k] >= 1 for k in JSON_KEYS[1:5])
+    return records
+
+
+@pytest.fixture
+def fresh_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("RULESPEC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("RULESPEC_CACHE", raising=False)
+    return tmp_path / "cache"
+
+
+def test_json_errors_one_object_a_line(tmp_path, fresh_cache):
+    f = tmp_path / "bad.rules"
+    f.write_text(CHARUMA_TEXT.replace("move stock to aside", "move stock to asdie"), encoding="utf-8")
+    code, out, err = run("check", "--format", "json", f)
+    assert code == 1 and err == ""
+    [r] = json_lines(out)
+    line_no = CHARUMA_TEXT[:CHARUMA_TEXT.index("move stock to aside")].count("\n") + 1
+    col = CHARUMA_TEXT.split("\n")[line_no - 1].index("aside") + 1
+    assert r == {"file": str(f), "line": line_no, "column": col, "end_line": line_no, "end_column": col + 5,
+                 "severity": "error", "message": "unknown zone 'asdie'", "hint": "did you mean 'aside'?"}
+
+
+def test_json_clean_file_prints_nothing(fresh_cache):
+    code, out, err = run("check", "--format", "json", CHARUMA)
+    assert (code, out, err) == (0, "", "")
+    assert run("check", "--format", "text", CHARUMA)[1].startswith(f"{CHARUMA}: ok (")
+
+
+def test_json_warnings_the_same_from_the_model_cache(tmp_path, fresh_cache, monkeypatch):
+    from rulespec import checker, model_cache
+    f = tmp_path / "w.rules"
+    f.write_text(CHARUMA_TEXT + "\nzone spare: pile public\nvar unused: int = 0\n", encoding="utf-8")
+    code, out, err = run("check", "--format", "json", f)
+    assert code == 0 and err == ""
+    first = json_lines(out)
+    assert [(r["severity"], r["message"]) for r in first] == [
+        ("warning", "zone 'spare' is never used"), ("warning", "variable 'unused' is never used")]
+    assert first[0]["line"] == CHARUMA_TEXT.count("\n") + 2 and first[0]["column"] == 1
+    # again: from the header of the cache entry, checking nothing
+    monkeypatch.setattr(checker, "check", None)
+    monkeypatch.setattr(model_cache, "checked_model", None)
+    code, out, err = run("check", "--format", "json", f)
+    assert code == 0 and json_lines(out) == first
+
+
+def test_json_an_old_cache_entry_is_checked_again(tmp_path, fresh_cache):
+    import pickle
+
+    from rulespec import model_cache
+    f = tmp_path / "w.rules"
+    text = CHARUMA_TEXT + "\nzone spare: pile public\n"
+    f.write_text(text, encoding="utf-8")
+    assert run("check", f)[0] == 0
+    entry = model_cache.entry_path(text, str(f))
+    with open(entry, "rb") as fh:
+        header, model = pickle.load(fh), pickle.load(fh)
+    del header["summary"]["diagnostics"]  # as the cache kept it before --format json
+    model_cache.write(entry, header, model)
+    assert model_cache.cached_summary(text, str(f)) is None
+    code, out, err = run("check", "--format", "json", f)
+    assert code == 0 and [r["message"] for r in json_lines(out)] == ["zone 'spare' is never used"]
+    assert model_cache.cached_summary(text, str(f))["diagnostics"]  # the entry was brought up to date
+    code, out, err = run("check", f)
+    assert code == 0 and ": warning: zone 'spare' is never used" in err
+
+
+def test_json_syntax_errors_and_missing_files_are_objects_too(tmp_path, fresh_cache):
+    bad = tmp_path / "bad.rules"
+    bad.write_text('game "x" {\n  players 2..\n}\n', encoding="utf-8")
+    missing = tmp_path / "nope.rules"
+    code, out, err = run("check", "--format", "json", bad, missing, tmp_path, CHARUMA)
+    assert code == 1 and err == ""
+    records = json_lines(out)
+    assert [(r["file"], r["line"], r["column"], r["message"]) for r in records] == [
+        (str(bad), 3, 1, "unexpected '}'"), (str(missing), 1, 1, "no such file"),
+        (str(tmp_path), 1, 1, "is a directory, not a rules file")]
+    assert records[0]["hint"] == "expected a number" and records[1]["hint"] is None
+
+
+def test_json_format_is_checked(capsys):
+    assert main(["check", "--format", "yaml", str(CHARUMA)]) == 2

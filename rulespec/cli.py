@@ -130,7 +130,6 @@ def cmd_fmt(args) -> int:
 
     from .fmt import FormatError, format_file
     status = 0
-    changed = 0
     for path in args.files:
         try:
             text, new = format_file(path)
@@ -146,7 +145,6 @@ def cmd_fmt(args) -> int:
             same = f.read() == new.encode("utf-8")
         if same:
             continue
-        changed += 1
         if args.diff:
             sys.stdout.writelines(difflib.unified_diff(
                 text.splitlines(keepends=True), new.splitlines(keepends=True), f"{path}", f"{path} (formatted)"))
@@ -168,9 +166,10 @@ def cmd_fmt(args) -> int:
 
 
 def _write_atomic(path: str, text: str) -> None:
-    """Replace a file's content all at once (a temporary file beside it, then a rename), keeping its mode."""
+    """Replace a file's content all at once (a temporary file beside it, then a rename), keeping its
+    mode; a symbolic link stays a link (the file it points at is replaced)."""
     import tempfile
-    p = Path(path)
+    p = Path(os.path.realpath(path))
     if not os.access(p, os.W_OK):
         raise OutputError(f"cannot write {path}: permission denied")
     fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")

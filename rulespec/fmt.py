@@ -232,9 +232,10 @@ def _indent_width(raw: str) -> int:
 
 
 def format_text(text: str, path: str = "<string>") -> str:
-    """The canonical layout of a rules file's text (see the module's doc).
+    """The canonical layout of a rules file's text (see the module's doc), with LF line ends.
 
-    Raises RulesError (the parser's diagnostics) when the text does not parse."""
+    Raises RulesError (the parser's diagnostics) when the text does not parse, and FormatError
+    if the result's tokens differed from the text's (a bug: it cannot happen)."""
     text = normalize(text)
     tree = _tree(text, path)
     starts, names, cards = _positions(tree)

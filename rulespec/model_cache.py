@@ -12,8 +12,8 @@ simply not used.  Every file is cached whatever its size: even a small file is r
 several times faster than it is parsed in a new process (the parser alone takes longer to load).
 
 An entry holds a short header (what ``rulespec check`` prints about the file: its summary and
-its warnings, both rendered and as plain data for ``--format json``) and then the model, so that ``rulespec check`` of an unchanged
-file reads only the header.  The cache keeps the MAX_ENTRIES entries used last and removes the
+its warnings, both rendered and as plain data for ``--format json``) and then the model, so
+that ``rulespec check`` of an unchanged file reads only the header.  The cache keeps the MAX_ENTRIES entries used last and removes the
 others when it writes a new one (an editor that re-checks on every keystroke writes many).
 
 Where: ``$RULESPEC_CACHE_DIR``, else ``$XDG_CACHE_HOME/rulespec``, else ``~/.cache/rulespec``.
@@ -175,12 +175,13 @@ def checked_model(text: str, path: str, build: Callable[[], object]):
     got = read(entry)
     if got is not None and isinstance(got[0], dict) and got[0].get("path") == path \
             and getattr(got[1], "path", None) == path:
-        if not _complete(got[0].get("summary")):  # an older header: bring it up to date
-            try:
-                write(entry, {"path": path, "summary": summarise(got[1])}, got[1])
-            except Exception:
-                pass
-        return got[1]
+        if _complete(got[0].get("summary")):
+            return got[1]
+        try:  # an older header: bring it up to date
+            write(entry, {"path": path, "summary": summarise(got[1])}, got[1])
+            return got[1]
+        except Exception:  # not a model this rulespec can summarise: build it again
+            pass
     model = build()  # a RulesError goes up before anything is written
     write(entry, {"path": path, "summary": summarise(model)}, model)
     return model

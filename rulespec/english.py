@@ -157,6 +157,8 @@ class English:
             return f"the {words(e.name)} option is on" if t == T.BOOL else f"the {words(e.name)} option"
         if kind == "enum":
             return words(e.name)
+        if e.name.startswith("ask#"):  # the hidden local of 'if ask P "..." { }' (parser.if_ask_stmt)
+            return "the answer is yes"
         return _LOCAL_WORDS.get(e.name) or words(e.name)
 
     def _owner(self, e) -> str:

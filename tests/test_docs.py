@@ -25,6 +25,14 @@ def test_committed_rulebooks_are_up_to_date(rules):
                                f"-o docs/games/{rules.stem}.md`"
 
 
+@pytest.mark.parametrize("rules", ["tests/rules/choice_lab.rules", "tests/rules/optional_lab.rules"])
+def test_an_if_ask_reads_as_the_answer_not_as_its_hidden_local(rules):
+    assert "if ask" in (ROOT / rules).read_text(encoding="utf-8")
+    doc = to_markdown(check_file(str(ROOT / rules)))
+    assert "If the answer is yes:" in doc
+    assert "ask#" not in doc
+
+
 def test_every_shipped_game_has_a_committed_rulebook():
     for rules in GAMES:
         assert (ROOT / "docs" / "games" / (rules.stem + ".md")).exists(), rules.name

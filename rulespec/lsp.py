@@ -13,7 +13,6 @@ request stops the server: the error is logged (window/logMessage) and the server
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from typing import Optional
@@ -49,9 +48,8 @@ _COMPLETION_KINDS = {
 
 
 def formatter():
-    """rulespec.fmt.format_text, or None while rulespec fmt is not installed."""
-    if importlib.util.find_spec("rulespec.fmt") is None:
-        return None
+    """rulespec.fmt.format_text(text, path), or None while rulespec fmt is not installed (then the
+    server does not offer formatting)."""
     try:
         from .fmt import format_text
     except ImportError:
@@ -204,6 +202,14 @@ class RulesServer(LanguageServer):
         exc = fut.exception()
         if exc is not None:
             self.log_error(f"checking {d.path} failed", exc)
+            if version == d.version and self.docs.get(d.uri) is d:
+                # say so where the user looks, rather than leave diagnostics of an older text
+                self.text_document_publish_diagnostics(L.PublishDiagnosticsParams(uri=d.uri, version=version, diagnostics=[
+                    L.Diagnostic(range=L.Range(start=L.Position(line=0, character=0),
+                                               end=L.Position(line=0, character=0)),
+                                 message=f"rulespec lsp could not check this text (internal error: {exc!r}); "
+                                         "the server's log has the details",
+                                 severity=L.DiagnosticSeverity.Error, source="rulespec")]))
             return
         an = fut.result()
         if an.parsed:

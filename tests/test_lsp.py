@@ -121,10 +121,11 @@ def rc(text: str, needle: str, offset: int = 0, nth: int = 0) -> tuple:
 class Client:
     """An LSP client over a subprocess's stdin/stdout: Content-Length framed JSON-RPC."""
 
-    def __init__(self, transcript: list | None = None):
+    def __init__(self, transcript: list | None = None, argv: list | None = None):
         env = dict(os.environ)
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-        self.proc = subprocess.Popen([sys.executable, "-m", "rulespec.cli", "lsp"], stdin=subprocess.PIPE,
+        argv = argv or [sys.executable, "-m", "rulespec.cli", "lsp"]
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=str(ROOT))
         self.inbox: queue.Queue = queue.Queue()
         self.pending: list = []     # messages read but not yet asked for
@@ -443,6 +444,103 @@ def test_bad_documents_and_requests_do_not_kill_the_server(session):
     # and the server still works
     h = session.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": pos(DOC, "lead = c.suit")})
     assert "var lead" in h["contents"]["value"]
+
+
+# The server with two faults put in (no hook in the server itself: the test starts it through a
+# script that breaks two of its functions first): checking a text that contains BOOM raises, and
+# so does every hover.
+FAULTY = """
+import rulespec.lsp_analysis as R
+from rulespec.lsp import main
+real = R.Analysis.__init__
+def analysis(self, text, *a, **k):
+    if "BOOM" in text:
+        raise ValueError("a fault put in by the test")
+    real(self, text, *a, **k)
+def hover(*a):
+    raise KeyError("another fault put in by the test")
+R.Analysis.__init__ = analysis
+R.hover = hover
+main()
+"""
+
+
+def test_internal_errors_are_logged_and_the_server_goes_on():
+    c = Client(argv=[sys.executable, "-c", FAULTY])
+    try:
+        c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+        c.notify("initialized", {})
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "rulespec", "version": 1,
+                                                           "text": DOC + "# BOOM\n"}})
+        diags = c.diagnostics(URI, 1)
+        assert len(diags) == 1 and "internal error" in diags[0]["message"]
+        log = c.wait(lambda m: m.get("method") == "window/logMessage", "a log message")
+        assert log["params"]["type"] == 1 and "a fault put in by the test" in log["params"]["message"]
+        assert "Traceback" in log["params"]["message"]
+        # a request on that text is answered (with nothing), not with an error
+        assert c.request("textDocument/definition", {"textDocument": {"uri": URI},
+                                                     "position": pos(DOC, "lead = c.suit")}) is None
+        c.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": 2},
+                                            "contentChanges": [{"text": DOC}]})
+        assert c.diagnostics(URI, 2) == []
+        # a failing request: answered with null, logged, and the next request works
+        assert c.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": pos(DOC, "lead = c.suit")}) is None
+        log = c.wait(lambda m: m.get("method") == "window/logMessage" and "another fault" in m["params"]["message"],
+                     "a log message about the hover")
+        assert log["params"]["type"] == 1
+        got = c.request("textDocument/definition", {"textDocument": {"uri": URI}, "position": pos(DOC, "lead = c.suit")})
+        assert got[0]["range"]["start"] == pos(DOC, "lead: Suit")
+        assert c.request("shutdown", None) is None
+        c.notify("exit", None)
+        assert c.proc.wait(timeout=TIMEOUT) == 0
+    finally:
+        if c.proc.poll() is None:
+            c.proc.kill()
+
+
+# The server with a stand-in for rulespec.fmt (put in sys.modules before the server starts): the
+# formatting request's wiring, whether or not the real formatter is on this branch.
+FAKE_FMT = """
+import sys, types
+from rulespec.errors import RulesError
+fmt = types.ModuleType("rulespec.fmt")
+def format_text(text, path="<string>"):
+    if "]]" in text:
+        raise RulesError([], text)
+    return "\\n".join(line.rstrip() for line in text.split("\\n"))
+fmt.format_text = format_text
+sys.modules["rulespec.fmt"] = fmt
+from rulespec.lsp import main
+main()
+"""
+
+
+def test_formatting_replaces_the_document_with_what_format_text_returns():
+    c = Client(argv=[sys.executable, "-c", FAKE_FMT])
+    try:
+        init = c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+        assert init["capabilities"]["documentFormattingProvider"]
+        c.notify("initialized", {})
+        messy = DOC.replace("lead = c.suit", "lead = c.suit   ").replace('"🂡 ♠ {c} is played"', '"🂡 ♠ {c} is played"  ')
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "rulespec", "version": 1,
+                                                           "text": messy}})
+        params = {"textDocument": {"uri": URI}, "options": {"tabSize": 2, "insertSpaces": True}}
+        edits = c.request("textDocument/formatting", params)
+        last = messy.split("\n")[-1]
+        assert edits == [{"range": {"start": {"line": 0, "character": 0},
+                                    "end": {"line": messy.count("\n"), "character": len(last)}},
+                          "newText": DOC}]
+        c.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": DOC}]})
+        assert c.request("textDocument/formatting", params) == []          # already formatted
+        c.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": 3},
+                                            "contentChanges": [{"text": DOC + "]]"}]})
+        assert c.request("textDocument/formatting", params) == []          # does not parse: nothing to do
+        c.request("shutdown", None)
+        c.notify("exit", None)
+        assert c.proc.wait(timeout=TIMEOUT) == 0
+    finally:
+        if c.proc.poll() is None:
+            c.proc.kill()
 
 
 def test_shutdown_and_exit(session):

@@ -122,6 +122,9 @@ class Doc:
         self.future: Optional[asyncio.Future] = None
         self.future_version = -1
         self.last_parsed: Optional[R.Analysis] = None   # the newest analysis whose text parsed
+        self.analysis: Optional[R.Analysis] = None      # the newest analysis, of analysis_version
+        self.analysis_version = -1
+        self.analysed_once = False
         self.published_version = -1
 
 
@@ -133,6 +136,7 @@ class RulesServer(LanguageServer):
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rulespec-check")
         self.debounce = DEBOUNCE
         self.format_text = formatter()
+        self.loop: Optional[asyncio.AbstractEventLoop] = None
 
     # -------------------------------------------------------------- logging
     def log(self, message: str, kind: L.MessageType = L.MessageType.Log) -> None:
@@ -178,10 +182,26 @@ class RulesServer(LanguageServer):
         else:
             d.timer = asyncio.get_running_loop().call_later(delay, self.start, d)
 
-    def analyse(self, text: str, path: str) -> R.Analysis:
+    def analyse(self, text: str, path: str, first: bool) -> R.Analysis:
+        # a document just opened: its declarations may be on disk from an earlier session
+        warm = first and R.load_warm(text, path, self.cache)
         an = R.Analysis(text, path, self.cache)
-        an.index   # built in the worker thread too: requests then find it ready
+        an.save = first and not warm   # keep the parsed declarations for the next session
         return an
+
+    def save(self, an: R.Analysis) -> None:
+        self.worker.submit(R.save_warm, an, self.cache).add_done_callback(self._background_done)
+
+    @staticmethod
+    def _build_index(an: R.Analysis) -> R.Analysis:
+        an.index
+        return an
+
+    async def indexed(self, an: R.Analysis) -> R.Analysis:
+        """The analysis with its symbol index built (in the worker thread: the event loop never waits)."""
+        if an._index is not None:
+            return an
+        return await asyncio.get_running_loop().run_in_executor(self.worker, self._build_index, an)
 
     def start(self, d: Doc) -> asyncio.Future:
         """The analysis of the document's current version (started now if it is not under way)."""
@@ -190,8 +210,10 @@ class RulesServer(LanguageServer):
         if d.timer is not None:
             d.timer.cancel()
             d.timer = None
+        self.loop = asyncio.get_running_loop()
         version = d.version
-        fut = asyncio.get_running_loop().run_in_executor(self.worker, self.analyse, d.text, d.path)
+        first, d.analysed_once = not d.analysed_once, True
+        fut = asyncio.get_running_loop().run_in_executor(self.worker, self.analyse, d.text, d.path, first)
         d.future, d.future_version = fut, version
         fut.add_done_callback(lambda f: self.analysed(d, version, f))
         return fut
@@ -214,12 +236,35 @@ class RulesServer(LanguageServer):
         an = fut.result()
         if an.parsed:
             d.last_parsed = an
+        if getattr(an, "save", False):
+            self.save(an)
+        d.analysis, d.analysis_version = an, version
         if version != d.version or self.docs.get(d.uri) is not d:
             return   # a newer version is on its way
         try:
             self.publish(d, an)
         except Exception as e:
             self.log_error(f"publishing the diagnostics of {d.path} failed", e)
+        # the symbol index, next in the worker's queue: ready by the time the user asks (unless
+        # the text has changed again by then: a request builds it when it needs it)
+        self.worker.submit(self._index_if_current, d, version, an).add_done_callback(self._background_done)
+
+    @staticmethod
+    def _index_if_current(d: Doc, version: int, an: R.Analysis) -> None:
+        if d.version == version:
+            an.index
+
+    def _background_done(self, fut) -> None:
+        """A job of the worker thread ended (this runs in that thread): log its error on the event loop."""
+        exc = fut.exception()
+        if exc is not None and self.loop is not None:
+            self.loop.call_soon_threadsafe(self.log_error, "a background job failed", exc)
+
+    def saved(self, uri: str) -> None:
+        """A saved text is what the next session opens: keep its parsed declarations on disk."""
+        d = self.docs.get(uri)
+        if d is not None and d.analysis is not None and d.analysis_version == d.version:
+            self.save(d.analysis)
 
     def publish(self, d: Doc, an: R.Analysis) -> None:
         codec = self.codec
@@ -244,7 +289,7 @@ class RulesServer(LanguageServer):
             self.changed(uri, 0)
             d = self.docs[uri]
         try:
-            return await self.start(d)
+            return await self.indexed(await self.start(d))
         except Exception as e:
             self.log_error(f"checking {d.path} failed", e)
             return None
@@ -290,6 +335,11 @@ def build_server() -> RulesServer:
     @_guard("didChange")
     def did_change(ls: RulesServer, params: L.DidChangeTextDocumentParams):
         ls.changed(params.text_document.uri, ls.debounce)
+
+    @ls.feature(L.TEXT_DOCUMENT_DID_SAVE)
+    @_guard("didSave")
+    def did_save(ls: RulesServer, params: L.DidSaveTextDocumentParams):
+        ls.saved(params.text_document.uri)
 
     @ls.feature(L.TEXT_DOCUMENT_DID_CLOSE)
     @_guard("didClose")
@@ -340,9 +390,10 @@ def build_server() -> RulesServer:
         if an is None:
             return None
         d = ls.docs.get(uri)
+        known = await ls.indexed(d.last_parsed) if d is not None and d.last_parsed is not None else None
         line, col = ls.codec.from_lsp(an, params.position)
         items = []
-        for it in R.complete(an, line, col, d.last_parsed.index if d and d.last_parsed else None):
+        for it in R.complete(an, line, col, known.index if known is not None else None):
             edit = None
             if it.replace is not None:
                 edit = L.TextEdit(range=ls.codec.range(an, it.replace), new_text=it.insert or it.label)

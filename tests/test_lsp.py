@@ -645,3 +645,25 @@ def test_the_vscode_extension_loads_with_node():
                          check=True).stdout
     made = json.loads(out)
     assert made[0]["server"]["run"] == {"command": "rulespec", "args": ["lsp"], "transport": 0} and made[1] == "start"
+
+
+def test_a_document_opened_again_starts_from_its_declarations_kept_on_disk(tmp_path, monkeypatch):
+    import rulespec.lsp_analysis as R
+    monkeypatch.setenv("RULESPEC_CACHE_DIR", str(tmp_path))
+    first = Analysis(DOC, "x.rules", ChunkCache())
+    R.save_warm(first, ChunkCache())                        # a cache that holds nothing: nothing kept
+    assert list(tmp_path.glob("*.lsp")) == []
+    cache = ChunkCache()
+    first = Analysis(DOC, "x.rules", cache)
+    R.save_warm(first, cache)
+    assert len(list(tmp_path.glob("*.lsp"))) == 1
+    parsed = []
+    monkeypatch.setattr(R, "_parse_chunk", lambda *a: parsed.append(a) or (None, []))
+    fresh = ChunkCache()
+    assert R.load_warm(DOC, "x.rules", fresh) and not R.load_warm(DOC + "\n", "x.rules", ChunkCache())
+    again = Analysis(DOC, "x.rules", fresh)
+    assert parsed == [] and again.parsed and again.diagnostics == first.diagnostics
+    assert [type(d) for d in again.decls] == [type(d) for d in first.decls]
+    for f in tmp_path.glob("*.lsp"):                         # a damaged entry is a miss
+        f.write_bytes(b"not a pickle")
+    assert not R.load_warm(DOC, "x.rules", ChunkCache())

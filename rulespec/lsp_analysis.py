@@ -95,6 +95,7 @@ class Occurrence(NamedTuple):
     line: int
     col: int
     end_col: int
+    owner: str = ""   # for a field named in 'stack EFFECT(field = ...)': the effect
 
 
 # ---------------------------------------------------------------------- text and positions
@@ -456,6 +457,8 @@ class Index:
         self.bindings: list = []      # (Symbol of kind local, the top-level declaration's span)
         self.card_names: set = set()
         self._sorted = None
+        self._tops = None
+        self._by_top = None
         self._local_types: dict = {}
         refs = an.checker.refs if an.checker is not None else {}
         types = an.checker.types if an.checker is not None else {}
@@ -655,7 +658,7 @@ class Index:
                 ref = self.refs.get(n)
                 ns = "builtin" if ref is not None and ref[0] == "builtin_func" else "global"
                 self.use_at(n.func, ns, n.span.line, n.span.col)
-                stack.extend((a, n) for a in n.args)
+                stack.extend((a, (n, "args")) for a in n.args)
                 continue
             if t is A.Attr:
                 ref = self.refs.get(n)
@@ -665,7 +668,7 @@ class Index:
                 else:
                     ns = "property" if prop else "attr"
                 self.use_at(n.name, ns, n.span.end_line, n.span.end_col - len(n.name))
-                stack.append((n.obj, n))
+                stack.append((n.obj, (n, "obj")))
                 continue
             if t is A.Ident:
                 ns = self._ident_ns(owner[0], owner[1], n) if owner else None
@@ -675,7 +678,7 @@ class Index:
             if t is A.StrLit:
                 parts = self.templates.get(n)
                 if parts:
-                    stack.extend((p, n) for p in parts if isinstance(p, A.Expr))
+                    stack.extend((p, (n, "template")) for p in parts if isinstance(p, A.Expr))
                 continue
             if t is A.LValue:
                 if n.name in self.var_names:
@@ -685,22 +688,28 @@ class Index:
                 else:
                     self.use_at(n.name, "local", n.span.line, n.span.col)
                 if n.index is not None:
-                    stack.append((n.index, n))
+                    stack.append((n.index, (n, "index")))
                 continue
             if t is A.TypeRef:
                 if n.name in self.enum_names:
                     self.use(n.name, "global", n.span)
                 if n.elem is not None:
-                    stack.append((n.elem, n))
+                    stack.append((n.elem, (n, "elem")))
                 continue
             if t is A.CardField:
                 self.use_at(n.name, "property", n.span.line, n.span.col)
-                stack.append((n.value, n))
+                stack.append((n.value, (n, "value")))
                 continue
             fields = _node_fields(t)
             if fields is None:
                 continue
-            self._bindings_of(n, top)
+            if t is A.StackStmt:
+                for fname, _ in n.fields:   # stack bolt(damage = 2): a field of the effect
+                    sp = self._name_after(None, fname, n.span)
+                    if sp is not None and sp.line == sp.end_line:
+                        self.occurrences.append(Occurrence(fname, "field", sp.line, sp.col, sp.end_col,
+                                                           n.effect.name))
+            self._bindings_of(n, top, owner[0] if owner else None)
             for f in fields:
                 v = getattr(n, f)
                 tv = type(v)
@@ -713,12 +722,14 @@ class Index:
                 elif v is not None and _node_fields(tv) is not None:
                     stack.append((v, (n, f)))
 
-    def _bindings_of(self, n, top: A.Span) -> None:
+    def _bindings_of(self, n, top: A.Span, parent=None) -> None:
         t = type(n)
         an = self.an
-        if t is A.Param or t is A.FieldDecl:
-            if t is A.Param:
-                self.bind(n.name, self._name_span(n.span, False), top, "a parameter", str(n.type))
+        if t is A.Param:
+            what = {A.DefDecl: "a parameter of def {}", A.RuleDecl: "a parameter of rule value {}",
+                    A.EventDecl: "a field of event {}: a name in its triggers"}.get(type(parent), "a parameter")
+            self.bind(n.name, self._name_span(n.span, False), top, what.format(getattr(parent, "name", "")),
+                      str(n.type))
         elif t is A.ActionParam:
             if n.name.startswith("ask#"):
                 return
@@ -727,7 +738,10 @@ class Index:
                 sp = self._name_span(n.span, True)   # a conversion's 'from x: ...'
             if self.an.text_of(sp) == n.name:
                 src = an.text[an.offset(n.span.line, n.span.col):an.offset(n.span.end_line, n.span.end_col)]
-                self.bind(n.name, sp, top, "a parameter", src.split(":", 1)[1].strip() if ":" in src else "")
+                what = (f"a choice of action {parent.name}" if isinstance(parent, A.ActionDecl) else
+                        f"the cards of conversion {parent.name}" if isinstance(parent, A.ConversionDecl) else
+                        "a parameter")
+                self.bind(n.name, sp, top, what, src.split(":", 1)[1].strip() if ":" in src else "")
             if n.wild:
                 self.bind(n.wild[0], self._name_after("wild", n.wild[0], n.span), top, "a wild card")
         elif t is A.Choose:
@@ -799,50 +813,61 @@ class Index:
             return self._local_binding(occ)
         if occ.ns == "attr":
             return self.lookup("field", occ.name)
+        if occ.ns == "field" and occ.owner:
+            own = [s for s in self.lookup("field", occ.name) if s.parent is not None and s.parent.name == occ.owner]
+            return own or self.lookup("field", occ.name)
         if occ.ns == "tag":
             return self.lookup("tag", occ.name) or self.lookup("effect", occ.name)
         if occ.ns == "effect":
             return self.lookup("effect", occ.name) or self.lookup("tag", occ.name)
         return self.lookup(occ.ns, occ.name)
 
+    def _top_of(self, line: int, col: int):
+        """The top-level declaration around (line, col), or None."""
+        if self._tops is None:
+            self._tops = [((d.span.line, d.span.col), d) for d in self.an.decls]
+        i = bisect.bisect_right(self._tops, (line, col), key=lambda x: x[0]) - 1
+        if i >= 0:
+            d = self._tops[i][1]
+            if (line, col) <= (d.span.end_line, d.span.end_col):
+                return d
+        return None
+
+    def _bindings_in(self, top: A.Span, name: str) -> list:
+        if self._by_top is None:
+            self._by_top = {}
+            for s, t in self.bindings:
+                self._by_top.setdefault((tuple(t), s.name), []).append(s)
+        return self._by_top.get((tuple(top), name), [])
+
     def _local_binding(self, occ: Occurrence) -> list:
         """The nearest binding of that name before the use, in the same top-level declaration
         (or, in a trigger, the parameter of its event)."""
+        top = self._top_of(occ.line, occ.col)
+        if top is None:
+            return []
         best = None
-        top_of_use = None
-        for d in self.an.decls:
-            if (d.span.line, d.span.col) <= (occ.line, occ.col) <= (d.span.end_line, d.span.end_col):
-                top_of_use = d
-                break
-        for s, top in self.bindings:
-            if s.name != occ.name or top_of_use is None or tuple(top) != tuple(top_of_use.span):
-                continue
+        for s in self._bindings_in(top.span, occ.name):
             if (s.name_span.line, s.name_span.col) <= (occ.line, occ.col):
                 if best is None or (s.name_span.line, s.name_span.col) > (best.name_span.line, best.name_span.col):
                     best = s
         if best is not None:
             return [best]
-        trig = [t for t in self._triggers_around(occ)]
-        for t in trig:
-            for ev in self.lookup("event", t.event.name):
-                for s, top in self.bindings:
-                    if s.name == occ.name and tuple(top) == tuple(ev.span):
-                        return [s]
+        items = [top] + [i for g in getattr(top, "abilities", ()) for i in g.items]
+        for t in items:
+            if isinstance(t, A.TriggerDecl) and \
+                    (t.span.line, t.span.col) <= (occ.line, occ.col) <= (t.span.end_line, t.span.end_col):
+                for ev in self.lookup("event", t.event.name):
+                    got = self._bindings_in(ev.span, occ.name)
+                    if got:
+                        return got[:1]
         return []
 
-    def _triggers_around(self, occ: Occurrence):
-        for d in self.an.decls:
-            items = [d] + [i for g in getattr(d, "abilities", ()) for i in g.items]
-            for x in items:
-                if isinstance(x, A.TriggerDecl) and \
-                        (x.span.line, x.span.col) <= (occ.line, occ.col) <= (x.span.end_line, x.span.end_col):
-                    yield x
-
-    def references(self, ns: str, name: str) -> list:
-        """Every use of a declaration (by namespace and name)."""
+    def references(self, ns: str, name: str, owner: str = "") -> list:
+        """Every use of a declaration (by namespace and name; owner: the effect of a field)."""
         out = []
         for o in self.occurrences:
-            if o.name != name:
+            if o.name != name or (owner and o.owner and o.owner != owner):
                 continue
             if o.ns == ns or (ns == "effect" and o.ns == "tag" and not self.lookup("tag", name)) or \
                     (ns == "tag" and o.ns == "effect") or (ns == "field" and o.ns == "attr"):
@@ -893,6 +918,9 @@ def _builtin_text(occ: Occurrence) -> Optional[str]:
     if occ.ns == "event" and n in BUILTIN_EVENTS:
         params = ", ".join(f"{p}: {t}" for p, t in BUILTIN_EVENTS[n])
         return f"```rulespec\nevent {n}({params})\n```\n\nraised by the engine itself"
+    if occ.ns == "local" and n in _IMPLICIT:
+        t, desc = _IMPLICIT[n]
+        return f"```rulespec\n{n}: {t}\n```\n\n{desc}"
     if occ.ns in ("attr", "field"):
         for table, what in ((ENTRY_FIELDS, "a field of every stack entry"), (USE_FIELDS, "a field of a used card")):
             if n in table:
@@ -900,6 +928,14 @@ def _builtin_text(occ: Occurrence) -> Optional[str]:
         if n == "name":
             return "```rulespec\nname: text\n```\n\nthe card's name"
     return None
+
+
+# names the checker puts in scope by itself (rulespec/checker.py: ability_env, check_effect)
+_IMPLICIT = {
+    "owner": ("player", "in what a card carries: the player who owns the zone the card is in"),
+    "self": ("card", "in what a card carries: the card itself"),
+    "this": ("entry", "in an effect's resolve, cancelled and ask: the stack entry being resolved"),
+}
 
 
 def describe(idx: Index, sym: Symbol) -> str:
@@ -982,9 +1018,13 @@ def hover(an: Analysis, line: int, col: int) -> Optional[tuple]:
         return None
     kind, x = hit
     if kind == "decl":
+        if x.kind == "tag":
+            return _describe_tag(x.name, idx.lookup("tag", x.name)), x.name_span
         return describe(idx, x), x.name_span
     span = A.Span(x.line, x.col, x.line, x.end_col)
     syms = idx.resolve(x)
+    if syms and syms[0].kind == "tag":
+        return _describe_tag(x.name, syms), span
     if syms:
         return "\n\n---\n\n".join(describe(idx, s) for s in syms[:3]), span
     text = _builtin_text(x)
@@ -998,6 +1038,12 @@ def hover(an: Analysis, line: int, col: int) -> Optional[tuple]:
             return None
         text = f"`{x.name}`: {what} has this name"
     return text, span
+
+
+def _describe_tag(name: str, syms: list) -> str:
+    effects = [s.parent.name for s in syms if s.parent is not None]
+    return (f"```rulespec\nis {name}\n```\n\n*a tag*: responses that say `respond to {name}` answer "
+            f"the effects that carry it: " + ", ".join(effects))
 
 
 def definition(an: Analysis, line: int, col: int) -> list:
@@ -1031,7 +1077,7 @@ def references(an: Analysis, line: int, col: int, include_declaration: bool = Tr
     if sym.kind == "local":
         occ = idx.local_references(sym)
     else:
-        occ = idx.references(sym.ns, sym.name)
+        occ = idx.references(sym.ns, sym.name, sym.parent.name if sym.kind == "field" and sym.parent else "")
     out = []
     if include_declaration:
         decls = idx.lookup(sym.ns, sym.name) if sym.kind != "local" else [sym]

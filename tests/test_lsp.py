@@ -47,6 +47,12 @@ property rank: int
 
 card "A♠" { suit: spades rank: 14 } "The ace of spades: the highest card."
 card "2♥" { suit: hearts rank: 2 }
+card "Joker" {
+  suit: hearts rank: 0
+  while in hand {
+    trigger wild after scored when p == owner { log "{owner} holds {self}" }
+  }
+} "Worth nothing, but it cheers."
 
 zone deck: pile hidden "The face-down deck."
 zone hand[player]: set owner "Your hand."
@@ -81,9 +87,13 @@ phase deal_phase {
   next play_phase
 }
 
+action zap(t: player) {
+  effect { stack bolt(damage = 2) target t }
+}
+
 phase play_phase {
   doc "Players take turns playing cards."
-  actions play_card
+  actions play_card, zap
   after { active = next_player(active) }
   end when count(table) == player_count
   next play_phase when count(deck) > 0
@@ -296,6 +306,13 @@ def test_hover_shows_the_declaration_and_its_doc(session):
         offset = {"actions play_card": 8, "next play_phase": 5, "on scored": 3, "this.damage": 5}.get(needle, 0)
         h = session.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": pos(DOC, needle, offset)})
         assert h is not None and expect in h["contents"]["value"], (needle, h)
+    # what a card carries: owner and self; a field named where an effect is stacked
+    for needle, offset, expect in (("{owner} holds", 1, "the player who owns the zone"),
+                                   ("{self}", 1, "the card itself"),
+                                   ("bolt(damage = 2)", 5, "a field of effect bolt"),
+                                   ("trigger wild", 8, "carried by card \"Joker\"")):
+        h = session.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": pos(DOC, needle, offset)})
+        assert h is not None and expect in h["contents"]["value"], (needle, h)
     # a built-in name, and a place with nothing to show
     h = session.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": pos(DOC, "player_count")})
     assert "the number of players" in h["contents"]["value"]
@@ -314,7 +331,7 @@ def test_definition_and_references(session):
     refs = session.request("textDocument/references", {"textDocument": {"uri": URI}, "position": pos(DOC, "zone hand", 5),
                                                        "context": {"includeDeclaration": True}})
     assert sorted((r["range"]["start"]["line"], r["range"]["start"]["character"]) for r in refs) == sorted(
-        [loc_of("hand[player]"), loc_of("hand[active]"), loc_of("hand[p]")])
+        [loc_of("hand[player]"), loc_of("while in hand", 9), loc_of("hand[active]"), loc_of("hand[p]")])
     # a card: its declaration and the string that names it (after a ♠ in the same line: UTF-16 columns)
     refs = session.request("textDocument/references", {"textDocument": {"uri": URI},
                                                        "position": pos(DOC, '== "A♠"', 4),
@@ -322,10 +339,16 @@ def test_definition_and_references(session):
     assert [r["range"] for r in refs] == [{"start": pos(DOC, '== "A♠"', 3), "end": pos(DOC, '== "A♠"', 7)}]
     # phases (start, next), enum members (card values, a var's default), events
     for needle, offset, n in (("start deal_phase", 6, 2), ("phase play_phase", 6, 3), ("enum Suit { spades", 12, 3),
-                              ("event scored", 6, 3), ("def high", 4, 1), ("effect bolt", 7, 1)):
+                              ("event scored", 6, 4), ("def high", 4, 1), ("effect bolt", 7, 2)):
         refs = session.request("textDocument/references", {"textDocument": {"uri": URI}, "position": pos(DOC, needle, offset),
                                                            "context": {"includeDeclaration": True}})
         assert refs is not None and len(refs) == n, (needle, refs)
+    # an effect's field: where the effect is stacked with it, and this.damage
+    refs = session.request("textDocument/references", {"textDocument": {"uri": URI},
+                                                       "position": pos(DOC, "bolt(damage: int", 5),
+                                                       "context": {"includeDeclaration": False}})
+    assert sorted(r["range"]["start"]["line"] for r in refs) == [pos(DOC, "this.damage")["line"],
+                                                                 pos(DOC, "bolt(damage = 2)")["line"]]
     # a parameter: its uses in its action only
     refs = session.request("textDocument/references", {"textDocument": {"uri": URI}, "position": pos(DOC, "c: card from"),
                                                        "context": {"includeDeclaration": True}})
@@ -346,10 +369,10 @@ def test_completion(session):
     # after 'next': phases only; after 'actions': actions
     nxt = labels(pos(DOC, "next play_phase", 5))
     assert set(nxt) == {"deal_phase", "play_phase", "game_over"}
-    assert set(labels(pos(DOC, "actions play_card", 8))) == {"play_card"}
+    assert set(labels(pos(DOC, "actions play_card", 8))) == {"play_card", "zap"}
     # inside quotes: card names, replacing what is typed so far
     cards = labels(pos(DOC, '"A♠" {', 1, 1))
-    assert set(cards) == {"A♠", "2♥"}
+    assert set(cards) == {"A♠", "2♥", "Joker"}
     assert cards["A♠"]["textEdit"]["range"]["start"] == pos(DOC, '"A♠" {', 1, 1)
 
 
@@ -370,7 +393,8 @@ def test_document_symbols_are_hierarchical(session):
     syms = session.request("textDocument/documentSymbol", {"textDocument": {"uri": URI}})
     by_name = {s["name"]: s for s in syms}
     assert [c["name"] for c in by_name["Suit"]["children"]] == ["spades", "hearts"]
-    assert [c["name"] for c in by_name["play_phase"]["children"]] == ["play_card"]
+    assert [c["name"] for c in by_name["play_phase"]["children"]] == ["play_card", "zap"]
+    assert [(c["name"], c["kind"]) for c in by_name["Joker"]["children"]] == [("wild", 25)]
     assert by_name["bolt"]["children"][0]["name"] == "damage"
     kinds = {s["name"]: s["kind"] for s in syms}
     assert kinds["Spades"] == 2 and kinds["deck"] == 18 and kinds["lead"] == 13 and kinds["high"] == 12

@@ -986,7 +986,7 @@ def describe(idx: Index, sym: Symbol) -> str:
                 extra.append("abilities: " + ", ".join(f"{c.kind} {c.name}" for c in sym.children))
     if extra:
         out.append("\n\n".join(f"*{e}*" if i == 0 and e == sym.detail else e for i, e in enumerate(extra)))
-    out.append(f"line {sym.name_span.line}")
+    out.append(f"declared on line {sym.name_span.line}")
     return "\n\n".join(out)
 
 

@@ -691,3 +691,32 @@ def test_a_document_opened_again_starts_from_its_declarations_kept_on_disk(tmp_p
     for f in tmp_path.glob("*.lsp"):                         # a damaged entry is a miss
         f.write_bytes(b"not a pickle")
     assert not R.load_warm(DOC, "x.rules", ChunkCache())
+
+
+def test_neovim_as_the_client(tmp_path):
+    """A real editor's LSP client (Neovim's, headless) against the server: diagnostics, an
+    incremental change, hover and definition."""
+    import shutil
+    nvim = shutil.which("nvim")
+    if nvim is None:
+        pytest.skip("nvim is not installed")
+    broken_line = '    log "🂡 ♠ {nonesuch} is played"'
+    fixed_line = '    log "🂡 ♠ {c} is played"'
+    f = tmp_path / "spades.rules"
+    f.write_text(DOC.replace(fixed_line, broken_line), encoding="utf-8")
+    out = tmp_path / "out.json"
+    p = pos(DOC, "lead = c.suit")
+    env = dict(os.environ, RULES_FILE=str(f), PYTHON=sys.executable, OUT=str(out), FIXED=fixed_line,
+               ROW=str(p["line"]), COL=str(p["character"]))
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    subprocess.run([nvim, "--headless", "-u", "NONE", "-c", f"luafile {ROOT / 'tests' / 'nvim_lsp.lua'}"],
+                   env=env, timeout=60, check=True, capture_output=True)
+    got = json.loads(out.read_text(encoding="utf-8"))
+    (d,) = got["first"]
+    assert d["message"] == "unknown name 'nonesuch'" and d["severity"] == 1
+    # Neovim keeps byte columns: it converted the server's UTF-16 column (15) to the byte of the name
+    assert (d["lnum"], d["col"]) == (pos(DOC, "{c} is played")["line"], len('    log "🂡 ♠ {'.encode("utf-8")))
+    assert got["encoding"] == "utf-16"
+    assert got["cleared"] is True
+    assert "var lead: Suit = spades" in got["hover"]
+    assert got["definition"][0]["range"]["start"] == pos(DOC, "lead: Suit")

@@ -281,13 +281,8 @@ class RulesServer(LanguageServer):
     async def analysis(self, uri: str) -> Optional[R.Analysis]:
         """The analysis of a document's current version, for a request (None when it failed)."""
         d = self.docs.get(uri)
-        if d is None:
-            try:
-                self.workspace.get_text_document(uri)
-            except Exception:
-                return None
-            self.changed(uri, 0)
-            d = self.docs[uri]
+        if d is None:   # not open: the server knows only what the editor opened
+            return None
         try:
             return await self.indexed(await self.start(d))
         except Exception as e:

@@ -466,6 +466,7 @@ def test_bad_documents_and_requests_do_not_kill_the_server(session):
     assert session.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}}) == []
     session.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
     assert session.diagnostics(uri) == []
+    assert not [m for m in session.pending if "nowhere" in json.dumps(m)]   # nothing said about it
     # and the server still works
     h = session.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": pos(DOC, "lead = c.suit")})
     assert "var lead" in h["contents"]["value"]

@@ -677,6 +677,9 @@ class Index:
                 continue
             if t is A.StrLit:
                 parts = self.templates.get(n)
+                if parts is None and self.an.checker is None and owner is not None and \
+                        (type(owner[0]), owner[1]) in _TEMPLATE_PLACES:
+                    parts = _template_parts(n, self.an.path, self.an.text)[0]   # not checked: parse it here
                 if parts:
                     stack.extend((p, (n, "template")) for p in parts if isinstance(p, A.Expr))
                 continue
@@ -820,7 +823,10 @@ class Index:
             return self.lookup("tag", occ.name) or self.lookup("effect", occ.name)
         if occ.ns == "effect":
             return self.lookup("effect", occ.name) or self.lookup("tag", occ.name)
-        return self.lookup(occ.ns, occ.name)
+        got = self.lookup(occ.ns, occ.name)
+        if not got and occ.ns == "global":   # not checked (the text does not parse) or unknown: a local?
+            return self._local_binding(occ)
+        return got
 
     def _top_of(self, line: int, col: int):
         """The top-level declaration around (line, col), or None."""
@@ -876,10 +882,14 @@ class Index:
 
     def local_references(self, sym: Symbol) -> list:
         return [o for o in self.sorted_occurrences()
-                if o.ns == "local" and o.name == sym.name and self._local_binding(o) == [sym]]
+                if o.name == sym.name and (o.ns == "local" or (o.ns == "global" and not self.lookup("global", o.name)))
+                and self._local_binding(o) == [sym]]
 
 
 _FIELDS: dict = {}
+# where the checker reads a string as a template (rulespec/checker.py, Checker.template)
+_TEMPLATE_PLACES = {(A.ActionDecl, "text"), (A.ConversionDecl, "text"), (A.TriggerDecl, "optional"),
+                    (A.Choose, "prompt"), (A.Log, "template"), (A.ScoreClause, "expr")}
 
 
 def _node_fields(t) -> Optional[tuple]:

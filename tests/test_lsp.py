@@ -387,6 +387,15 @@ def test_completion_of_enum_members_after_a_dot():
     # after a card: its properties and name
     line, col = rc(DOC, "c.suit", 2)
     assert {"suit", "rank", "name"} <= {i.label for i in complete(Analysis(DOC, "x.rules"), line, col)}
+    # a string being typed (no closing quote yet: the text does not parse): card names
+    text = DOC.replace('if c.name == "A♠" { emit scored(active, 2) }', 'if c.name == "A')
+    line, col = rc(text, '"A', 2)
+    items = complete(Analysis(text, "x.rules"), line, col, Analysis(DOC, "x.rules").index)
+    assert {i.label for i in items} == {"A♠", "2♥", "Joker"}
+    assert items[0].replace == (line, col - 1, line, col)
+    # inside a template's {...}: names again
+    line, col = rc(DOC, "{c} is played", 1)
+    assert {"c", "lead", "table"} <= {i.label for i in complete(Analysis(DOC, "x.rules"), line, col)}
 
 
 def test_document_symbols_are_hierarchical(session):
@@ -721,3 +730,19 @@ def test_neovim_as_the_client(tmp_path):
     assert got["cleared"] is True
     assert "var lead: Suit = spades" in got["hover"]
     assert got["definition"][0]["range"]["start"] == pos(DOC, "lead: Suit")
+
+
+def test_while_one_declaration_is_broken_the_others_still_answer():
+    text = DOC.replace("def high(c: card): bool = c.rank > 10", "def high(c: card): bool = c.rank > > 10")
+    an = Analysis(text, "x.rules")
+    assert not an.parsed and [d.message for d in an.diagnostics] == ["unexpected '>'"]
+    line, col = rc(text, "lead = c.suit")
+    assert "var lead: Suit" in hover(an, line, col)[0]
+    line, col = rc(text, "c.suit")                       # a parameter, without the checker's help
+    assert definition(an, line, col) == [(rc(text, "c: card from")[0], rc(text, "c: card from")[1],
+                                          rc(text, "c: card from")[0], rc(text, "c: card from")[1] + 1)]
+    assert len(references(an, line, col)) == 6
+    # completion still knows every name (those of the broken declaration from the last text that parsed)
+    line, col = rc(text, "count(table)", 6)
+    names = {i.label for i in complete(an, line, col, Analysis(DOC, "x.rules").index)}
+    assert {"high", "lead", "table"} <= names

@@ -746,3 +746,25 @@ def test_while_one_declaration_is_broken_the_others_still_answer():
     line, col = rc(text, "count(table)", 6)
     names = {i.label for i in complete(an, line, col, Analysis(DOC, "x.rules").index)}
     assert {"high", "lead", "table"} <= names
+
+
+def test_random_edits_give_the_diagnostics_of_rulespec_check(monkeypatch):
+    """Text cut, doubled and broken at random (a fixed seed): the first diagnostic (all of them when
+    the text parses) is that of `rulespec check`, and no question about any place raises."""
+    import random
+    monkeypatch.setenv("RULESPEC_CACHE", "0")
+    rng = random.Random(5)
+    cache = ChunkCache()
+    pieces = ["", "{", "}", "(", ")", '"', "x", "\n", "♠", " . ", "phase", "\naction", "\nphase x", "when", "#", "]"]
+    for _ in range(40):
+        t = DOC
+        for _ in range(rng.randint(1, 2)):
+            i = rng.randrange(len(t) + 1)
+            t = t[:i] + rng.choice(pieces) + t[min(len(t), i + rng.randint(0, 12)):]
+        want = _diags(t, "f.rules")
+        an = Analysis(t, "f.rules", cache)
+        got = [(d.severity, d.message, tuple(d.span)) for d in an.diagnostics]
+        assert (got == want) if an.parsed else (got[:1] == want[:1]), (t, got, want)
+        for _ in range(10):
+            line, col = rng.randint(1, t.count("\n") + 2), rng.randint(1, 60)
+            hover(an, line, col), definition(an, line, col), references(an, line, col), complete(an, line, col)

@@ -25,6 +25,7 @@ of the same spelling. Cards are found as strings equal to a card's name.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import threading
 from typing import NamedTuple, Optional
@@ -42,7 +43,7 @@ _CHUNK_START = re.compile(r"^(?:%s)\b" % "|".join(DECL_KEYWORDS), re.M)
 
 # the language's keywords (for completion and to tell a keyword from a name)
 KEYWORDS = sorted(set(DECL_KEYWORDS) | {
-    "players", "doc", "start", "cards", "in", "score", "label", "copy", "while", "when", "per", "list",
+    "players", "doc", "start", "cards", "in", "score", "label", "copy", "while", "when", "list",
     "int", "player", "or", "none", "from", "where", "use", "size", "same", "distinct", "wild", "ordered",
     "text", "require", "else", "respond", "to", "is", "ask", "mandatory", "resolve", "cancelled", "for",
     "before", "on", "after", "optional", "as", "combine", "enter", "actor", "actions", "end", "exit", "next",
@@ -301,9 +302,9 @@ _TEMPLATE_CACHE: dict = {}
 _TEMPLATE_LOCK = threading.Lock()
 
 
+@functools.lru_cache(maxsize=1)
 def _checker_class():
     from .checker import Checker
-    from .parser import parse_template
 
     class LspChecker(Checker):
         """The checker, with the string templates it parses kept from one check to the next."""
@@ -373,7 +374,6 @@ class Analysis:
         self.diagnostics: list = []
         self.parsed = False        # every chunk parsed
         self.checker = None        # the checker after its run (refs, types, templates), when it ran
-        self.error: Optional[str] = None  # an internal error, for the log
         self._index = None
         cache = cache if cache is not None else ChunkCache()
         self.chunks: list = []

@@ -98,9 +98,10 @@ class Codec:
             return line, max(0, min(units, len(text))) + 1
         n = 0
         for i, ch in enumerate(text):
-            if n >= units:
+            w = self.units(ch)
+            if n + w > units:   # the character at (or around: a position inside one) that unit
                 return line, i + 1
-            n += self.units(ch)
+            n += w
         return line, len(text) + 1
 
 

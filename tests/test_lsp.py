@@ -768,3 +768,22 @@ def test_random_edits_give_the_diagnostics_of_rulespec_check(monkeypatch):
         for _ in range(10):
             line, col = rng.randint(1, t.count("\n") + 2), rng.randint(1, 60)
             hover(an, line, col), definition(an, line, col), references(an, line, col), complete(an, line, col)
+
+
+@pytest.mark.parametrize("encoding, units", [("utf-16", 15), ("utf-8", 19), ("utf-32", 14)])
+def test_columns_in_each_position_encoding(encoding, units):
+    """A client may ask for UTF-8 or UTF-32 columns instead of UTF-16 (pygls picks the first the
+    client offers); 'nonesuch' after 🂡 and ♠ is at 15 UTF-16 units, 19 bytes, 14 characters."""
+    from rulespec.lsp import Codec
+    text = DOC.replace("{c} is played", "{nonesuch} is played")
+    an = Analysis(text, "x.rules")
+    (d,) = an.diagnostics
+    codec = Codec(encoding)
+    rng = codec.range(an, d.span)
+    assert (rng.start.line, rng.start.character, rng.end.character) == (pos(text, "nonesuch")["line"], units, units + 8)
+    assert codec.from_lsp(an, rng.start) == (d.span.line, d.span.col)
+    # a position inside the 🂡 (between its UTF-16 units, or its bytes) is the character itself (UTF-32:
+    # character 10 is the space after it)
+    line = pos(text, "🂡")["line"]
+    from lsprotocol.types import Position
+    assert codec.from_lsp(an, Position(line=line, character=10)) == (line + 1, {"utf-16": 10, "utf-8": 10, "utf-32": 11}[encoding])

@@ -1,4 +1,4 @@
-"""The command line: rulespec check | graph | play | test | bench | stats | fuzz | replay.
+"""The command line: rulespec check | graph | play | test | bench | stats | fuzz | replay | lsp.
 
 Exit codes: 0 success (warnings allowed), 1 errors in the input or a failed
 run, 2 bad usage.  Bad input never produces a Python traceback.
@@ -405,6 +405,17 @@ def cmd_replay(args) -> int:
     return replay_command(args, lambda path: _load_game(path, args.max_choices))
 
 
+# ---------------------------------------------------------------------- lsp
+def cmd_lsp(args) -> int:
+    try:
+        import pygls  # noqa: F401
+    except ImportError:
+        print("rulespec lsp: error: the language server needs pygls: pip install 'rulespec[lsp]'", file=sys.stderr)
+        return 1
+    from .lsp import main as lsp_main
+    return lsp_main()
+
+
 # ---------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="rulespec", description="Card games as text: check, play, test, fuzz, document.")
@@ -523,6 +534,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rules", metavar="FILE", help="the rules file (default: the one the replay names)")
     _add_max_choices(p)
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("lsp", help="a language server for editors (LSP over standard input and output)")
+    p.add_argument("--stdio", action="store_true", help="speak over standard input and output (the default "
+                                                         "and only transport; accepted because editors pass it)")
+    p.set_defaults(func=cmd_lsp)
     return ap
 
 

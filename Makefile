@@ -12,7 +12,7 @@ $(BIN)/python:
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,pettingzoo,lsp]'
+	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,pettingzoo,lsp,web]'
 	touch $(STAMP)
 
 demo: $(STAMP)

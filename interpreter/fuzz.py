@@ -1126,6 +1126,11 @@ def read_replay(path) -> dict:
         raise FuzzError(f"no replay file at {path}") from None
     except UnicodeDecodeError:
         raise FuzzError(f"{path} is not a replay file (not text)") from None
+    return replay_from_text(text, path)
+
+
+def replay_from_text(text: str, path) -> dict:
+    """Validate a replay file's text (`path` names it in the messages): the checks of read_replay."""
     try:
         d = json.loads(text)
     except json.JSONDecodeError as e:

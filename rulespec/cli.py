@@ -416,6 +416,37 @@ def cmd_lsp(args) -> int:
     return lsp_main()
 
 
+# ---------------------------------------------------------------------- serve
+def cmd_serve(args) -> int:
+    """A local web page that plays the game against agents, opens replays and shows the
+    rulebook (rulespec/web/, docs/web.md)."""
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port is a port number from 0 to 65535 (0: any free port), not {args.port}")
+    try:
+        from .web.server import listen, make_app, make_server
+    except ImportError as e:
+        print(f"rulespec serve: error: needs the web extra ({e.name or e} is missing): "
+              f"pip install 'rulespec[web]'", file=sys.stderr)
+        return 1
+    game = _load_game(args.file)
+    try:
+        sock = listen(args.host, args.port)
+    except OSError as e:
+        print(f"rulespec serve: error: cannot listen on {args.host} port {args.port}: {e.strerror or e}",
+              file=sys.stderr)
+        return 1
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"Serving {game.name} ({args.file}) at http://{shown}:{port}/  (Ctrl-C stops)", flush=True)
+    try:
+        make_server(make_app(game)).run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+    return 0
+
+
 # ---------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="rulespec", description="Card games as text: check, play, test, fuzz, document.")
@@ -539,6 +570,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stdio", action="store_true", help="speak over standard input and output (the default "
                                                          "and only transport; accepted because editors pass it)")
     p.set_defaults(func=cmd_lsp)
+
+    p = sub.add_parser("serve", help="a local web page: play the game against agents, step through replays, "
+                                      "read the rulebook")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--port", type=int, default=8000, help="the port to listen on (default 8000; 0: any free port)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address to listen on (default 127.0.0.1: this machine only)")
+    p.set_defaults(func=cmd_serve)
     return ap
 
 

@@ -1,0 +1,603 @@
+"""rulespec serve: the server's JSON (no browser), then the pages in a real headless browser.
+
+The browser tests drive a Chromium through Playwright: the system's (Debian's
+/usr/bin/chromium, or RULESPEC_CHROMIUM) or Playwright's own download.  When neither Playwright
+nor a Chromium can be found they skip, saying so; the server-level tests always run.
+
+The secrecy check (``secrecy_problems``) compares what a page shows (its text, every card on
+it, its zones and stack) and every JSON the page was sent with the seat's observation, and
+fails on any name of a card that lies where the seat cannot see it and that nothing the seat may
+know shows either.  It is run at every decision of a whole game, and once on two deliberately
+leaky pages, where it must fail.
+
+Screenshots (start page, a game in a response window, a replay, the rulebook) go to
+$RULESPEC_SCREENSHOTS (default: a temporary folder); docs/img/ holds a set made that way.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+import interpreter
+from interpreter.fuzz import REPLAY_FORMAT, REPLAY_VERSION
+from rulespec.cli import main
+from rulespec.web.pages import rules_meta
+from rulespec.web.server import listen, make_app, make_server
+
+ROOT = Path(__file__).resolve().parent.parent
+CHUHAN = str(ROOT / "games" / "chuhan.rules")
+GAME_SEED = 4          # the shuffle of the browser game
+CLICK_SEED = 1         # the human's random clicks: with GAME_SEED, a response window comes to P1
+REPLAY_SEED = 7
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+# ---------------------------------------------------------------------- the server, in a thread
+@pytest.fixture(scope="module")
+def server():
+    game = interpreter.load(CHUHAN)
+    app = make_app(game)
+    sock = listen("127.0.0.1", 0)
+    srv = make_server(app)
+    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.02)
+    port = sock.getsockname()[1]
+    yield f"http://127.0.0.1:{port}", app
+    srv.should_exit = True
+    thread.join(10)
+    sock.close()
+
+
+def call(url: str, data=None, form: bool = False):
+    """(status, body as JSON or text)."""
+    body = None
+    headers = {}
+    if data is not None:
+        if form:
+            from urllib.parse import urlencode
+            body, headers = urlencode(data).encode(), {"Content-Type": "application/x-www-form-urlencoded"}
+        else:
+            body, headers = json.dumps(data).encode(), {"Content-Type": "application/json"}
+    req = urllib.request.Request(url, data=body, headers=headers, method="POST" if data is not None else "GET")
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            status, raw, kind = r.status, r.read().decode(), r.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as e:
+        status, raw, kind = e.code, e.read().decode(), e.headers.get("Content-Type", "")
+    return status, (json.loads(raw) if "json" in kind else raw)
+
+
+# ---------------------------------------------------------------------- the secrecy check
+LETTER = re.compile(r"[^\W\d_]")
+
+
+def _occurs(name: str, text: str) -> bool:
+    return re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text) is not None
+
+
+def seat_knowledge(st, seat: int):
+    """(observation, visible names, hidden names) of a seat: visible are the card names that the
+    seat's observation, log and legal actions show; hidden are the names of cards in places the
+    seat cannot see, less the visible ones (a copy of the same name may be in sight)."""
+    obs = st.observation(seat)
+    label = st.prog.card_label
+    cards = range(st.prog.card_count)
+    names = {label(st, c) for c in cards}
+    exact = set()
+    for z in obs["zones"].values():
+        exact.update(z.get("cards", []))
+        exact.update(z.get("shown", []))
+        for _, cs in z.get("plays", []):
+            exact.update(cs)
+    for e in obs["stack"]:
+        exact.update(e["cards"])
+    said = "\n".join(st.log_lines(seat) + obs["legal_actions"] + [json.dumps(obs["vars"])]
+                     + [json.dumps(e.get("fields")) for e in obs["stack"]])
+    visible = exact | {n for n in names if _occurs(n, said)}
+    hidden = {label(st, c) for c in cards if not st.can_see_card(c, seat)} - visible
+    return obs, visible, hidden
+
+
+PAGE_CONTENT = """() => {
+  // every text node, also of closed or hidden elements; the one script with text is the rules'
+  // meta data (per-player variables, zone docs), compared whole with the rules by the test
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const parts = [], scripts = [];
+  while (walker.nextNode()) {
+    const n = walker.currentNode;
+    (n.parentNode.tagName === 'SCRIPT' ? scripts : parts).push(n.nodeValue);
+  }
+  const zones = {};
+  document.querySelectorAll('#zones .zone').forEach(z => {
+    const count = z.querySelector('.count');
+    zones[z.dataset.zone] = {cards: Array.from(z.querySelectorAll('.card')).map(c => c.textContent),
+                             count: count ? parseInt(count.dataset.count, 10) : null};
+  });
+  return {text: document.body.innerText + '\\n' + parts.join('\\n'),
+          cards: Array.from(document.querySelectorAll('.card')).map(c => c.textContent),
+          zones, scripts,
+          stack: Array.from(document.querySelectorAll('#stack li.entry')).map(
+              li => Array.from(li.querySelectorAll('.card')).map(c => c.textContent))};
+}"""
+
+
+def secrecy_problems(st, seat: int, page: dict, sent: list) -> list[str]:
+    """What is wrong with a page drawn for `seat`: a hidden card's name in its text or in a
+    JSON it was sent, a card on it that the seat cannot see, a zone or stack entry that is not
+    as the seat's observation has it.  Names made only of digits (Chu Han's "2") cannot be told
+    from a count in free text: those are held to the structural checks (zones, stack, cards)."""
+    obs, visible, hidden = seat_knowledge(st, seat)
+    seat_name = f"P{seat + 1}"
+    problems = []
+    for text in page.get("scripts", []):
+        if json.loads(text) != rules_meta(st.game):
+            problems.append(f"a script on the page holds more than the rules' meta data: {text[:80]}")
+    for name in sorted(n for n in hidden if LETTER.search(n)):
+        if _occurs(name, page["text"]):
+            problems.append(f"{name!r}, hidden from {seat_name}, is on the page")
+        for body in sent:
+            if _occurs(name, body):
+                problems.append(f"{name!r}, hidden from {seat_name}, was sent to the page")
+                break
+    for name in page["cards"]:
+        if name != "hidden card" and name not in visible:
+            problems.append(f"the page shows the card {name!r}, which {seat_name} cannot see")
+    for zname, z in obs["zones"].items():
+        shown = page["zones"].get(zname)
+        if shown is None:
+            problems.append(f"zone {zname} is not on the page")
+            continue
+        want = z["cards"] if "cards" in z else z.get("shown", [])
+        if sorted(shown["cards"]) != sorted(want):
+            problems.append(f"zone {zname} shows {shown['cards']}; {seat_name}'s observation has {want}")
+        if "count" in z and shown["count"] != z["count"]:
+            problems.append(f"zone {zname} shows {shown['count']} hidden cards, not {z['count']}")
+    problems += [f"zone {n} is on the page, not in {seat_name}'s observation" for n in page["zones"]
+                 if n not in obs["zones"]]
+    want_stack = [e["cards"] for e in reversed(obs["stack"])]  # the page lists the top first
+    if page["stack"] != want_stack:
+        problems.append(f"the stack shows {page['stack']}; {seat_name}'s observation has {want_stack}")
+    return problems
+
+
+def test_secrecy_check_sees_a_leak_without_a_browser():
+    """The check itself: a page built from the seat's observation passes; one that shows the
+    other hand (as a card, or named in the text) fails."""
+    st = interpreter.load(CHUHAN).new_state(players=2, seed=GAME_SEED)
+    obs, visible, hidden = seat_knowledge(st, 0)
+    assert hidden and any(LETTER.search(n) for n in hidden)
+    honest = {"text": json.dumps(obs) + "\n".join(st.log_lines(0)), "cards": [],
+              "zones": {n: {"cards": z.get("cards", z.get("shown", [])), "count": z.get("count")}
+                        for n, z in obs["zones"].items()}, "stack": []}
+    honest["cards"] = [c for z in honest["zones"].values() for c in z["cards"]]
+    assert secrecy_problems(st, 0, honest, [json.dumps(obs)]) == []
+    other = st.observation(None)["zones"]["hand[P2]"]["cards"]
+    secret = next(n for n in other if n in hidden and LETTER.search(n))
+    leaky_text = dict(honest, text=honest["text"] + f"\nP2 holds {secret}")
+    assert any(secret in p for p in secrecy_problems(st, 0, leaky_text, []))
+    number = next((n for n in other if n in hidden and not LETTER.search(n)), None)
+    if number is not None:  # a digit-only name: the text check cannot see it, the zone check does
+        zones = dict(honest["zones"], **{"hand[P2]": {"cards": [number], "count": len(other)}})
+        leaky_zone = dict(honest, zones=zones, cards=honest["cards"] + [number])
+        assert any("hand[P2]" in p for p in secrecy_problems(st, 0, leaky_zone, []))
+    assert any("was sent" in p for p in secrecy_problems(st, 0, honest, [json.dumps(st.observation(None))]))
+
+
+# ---------------------------------------------------------------------- the server's JSON
+VIEW_KEYS = {"kind", "game", "seat", "seat_name", "players", "agents", "options", "version", "observation",
+             "log", "error"}
+
+
+def _session(app, key):
+    return app.state.store.items[key]
+
+
+def test_json_view_is_the_seats_observation_only(server):
+    base, app = server
+    status, made = call(f"{base}/api/games", {"players": 2, "seat": 0, "seed": GAME_SEED, "agents": ["", "random"]})
+    assert status == 200, made
+    status, view = call(f"{base}/api/games/{made['id']}")
+    assert status == 200
+    st = _session(app, made["id"]).state
+    assert set(view) == VIEW_KEYS
+    assert view["observation"] == st.observation(0)
+    assert view["log"] == st.log_lines(0)
+    assert view["version"] == len(st.history) and view["agents"] == ["you", "random"]
+    _, visible, hidden = seat_knowledge(st, 0)
+    text = json.dumps(view)
+    assert not [n for n in hidden if LETTER.search(n) and _occurs(n, text)]
+    # playing on: each answer is again the seat's view of the new position
+    rng = random.Random(3)
+    for _ in range(8):
+        if view["observation"]["terminal"]:
+            break
+        action = rng.choice(view["observation"]["legal_actions"])
+        status, view = call(f"{base}/api/games/{made['id']}/act", {"action": action, "version": view["version"]})
+        assert status == 200, view
+        assert set(view) == VIEW_KEYS and view["observation"] == st.observation(0)
+        assert view["log"] == st.log_lines(0)
+        assert st.current_player == 0 or st.is_terminal()  # the agent played until P1 must decide
+
+
+def test_a_stale_or_illegal_action_is_refused_and_changes_nothing(server):
+    base, app = server
+    _, made = call(f"{base}/api/games", {"players": 2, "seat": 1, "seed": 5})
+    url = f"{base}/api/games/{made['id']}"
+    st = _session(app, made["id"]).state
+    _, view = call(url)
+    legal = view["observation"]["legal_actions"]
+    assert legal and view["version"] >= 1  # P1's agent played first; P2 (the human) decides now
+    status, answer = call(f"{url}/act", {"action": legal[0], "version": view["version"]})
+    assert status == 200
+    before = st.to_json()
+    # the old page's action again, with its old version: refused, nothing played
+    status, refused = call(f"{url}/act", {"action": legal[0], "version": view["version"]})
+    assert status == 409 and refused["error"].startswith("stale action")
+    assert "nothing was played" in refused["error"]
+    assert refused["view"] == answer and st.to_json() == before
+    # an action that is not legal now
+    if not answer["observation"]["terminal"]:
+        status, refused = call(f"{url}/act", {"action": "play the moon", "version": answer["version"]})
+        assert status == 400 and "'play the moon' is not one of your legal actions now" in refused["error"]
+        assert st.to_json() == before
+    status, refused = call(f"{url}/act", {"action": legal[0]})
+    assert status == 400 and st.to_json() == before
+    status, refused = call(f"{base}/api/games/nosuchgame/act", {"action": legal[0], "version": 1})
+    assert status == 404 and "no game nosuchgame" in refused["error"]
+
+
+def test_bad_settings_are_one_clear_message(server):
+    base, _ = server
+    for data, words in [({"players": 3}, "Chu Han is for 2-2 players, not 3"),
+                        ({"seat": 2}, "the human seat must be one of P1 to P2"),
+                        ({"agents": ["random", "genius"], "seat": 0}, "unknown agent 'genius' for P2"),
+                        ({"options": {"event": True}}, "unknown option 'event'"),
+                        ({"options": {"events": "maybe"}}, "option 'events' is true or false"),
+                        ({"seed": "x"}, "the seed must be a whole number")]:
+        status, answer = call(f"{base}/api/games", data)
+        assert status == 400 and words in answer["error"], (data, answer)
+    status, page = call(f"{base}/new", {"players": "2", "seat": "0", "seed": "oops"}, form=True)
+    assert status == 400 and "the seed must be a whole number" in page
+    status, page = call(f"{base}/game/nosuchgame")
+    assert status == 404 and "no game nosuchgame" in page
+
+
+def _random_game(seed: int, steps: int = 60) -> tuple:
+    game = interpreter.load(CHUHAN)
+    st = game.new_state(players=2, seed=seed)
+    rng = random.Random(seed)
+    while not st.is_terminal() and len(st.history) < steps:
+        st.apply(rng.choice(st.legal_actions()))
+    return game, list(st.history)
+
+
+def _replay_text(seed: int, actions: list) -> str:
+    game = interpreter.load(CHUHAN)
+    return json.dumps({"format": REPLAY_FORMAT, "version": REPLAY_VERSION, "game": "Chu Han", "rules": CHUHAN,
+                       "rules_sha256": game.source_hash, "players": 2, "seed": seed, "options": {},
+                       "actions": actions, "then": "stop"})
+
+
+def test_replay_json_steps_and_views(server):
+    base, app = server
+    game, actions = _random_game(REPLAY_SEED, 30)
+    status, made = call(f"{base}/api/replays", {"name": "r.replay.json", "text": _replay_text(REPLAY_SEED, actions)})
+    assert status == 200 and made["steps"] == 30, made
+    st = game.new_state(players=2, seed=REPLAY_SEED)
+    for k in (0, 1, 2, 30, 29, 12):
+        st = game.new_state(players=2, seed=REPLAY_SEED)
+        for a in actions[:k]:
+            st.apply(a)
+        _, everyone = call(f"{base}/api/replays/{made['id']}?step={k}&view=all")
+        assert everyone["omniscient"] and everyone["observation"] == st.observation(None)
+        assert everyone["log"] == st.log_lines(None)
+        _, p2 = call(f"{base}/api/replays/{made['id']}?step={k}&view=1")
+        assert not p2["omniscient"] and p2["log"] == st.log_lines(1)
+        obs = st.observation(1)
+        assert p2["observation"] == obs
+        if k < 30:
+            assert everyone["next"]["action"] == actions[k]
+            assert p2["next"]["action"] == (actions[k] if st.current_player == 1 else None)
+    assert call(f"{base}/api/replays/{made['id']}?step=31")[0] == 404
+    # not a replay, another game's replay, a changed rules file: one line each
+    for text, words in [("hello", "x.json is not a replay file (bad JSON"), ('{"format": "x"}', "not a replay file written by rulespec fuzz"),
+                        (_replay_text(1, []).replace("Chu Han", "Charuma"), "is a replay of Charuma"),
+                        (_replay_text(1, []).replace(game.source_hash, "0" * 10), "different version")]:
+        status, answer = call(f"{base}/api/replays", {"name": "x.json", "text": text})
+        assert status == 400 and words in answer["error"], (text, answer)
+        assert "\n" not in answer["error"]
+
+
+def test_a_play_log_opens_with_its_settings_and_refuses_wrong_ones(server, tmp_path, capsys):
+    base, _ = server
+    log = tmp_path / "game.jsonl"
+    assert main(["play", CHUHAN, "--seed", "11", "--log", str(log)]) == 0
+    capsys.readouterr()
+    text = log.read_text(encoding="utf-8")
+    decisions = sum(1 for line in text.splitlines() if '"decision"' in line)
+    status, made = call(f"{base}/api/replays", {"name": "game.jsonl", "text": text, "players": 2, "seed": 11})
+    assert status == 200 and made["steps"] == decisions
+    _, last = call(f"{base}/api/replays/{made['id']}?step={decisions}&view=all")
+    assert last["observation"]["terminal"] and last["format"] == "play log"
+    status, refused = call(f"{base}/api/replays", {"name": "game.jsonl", "text": text, "players": 2, "seed": 12})
+    assert status == 400 and "this log does not match Chu Han with 2 players, seed 12" in refused["error"]
+
+
+# ---------------------------------------------------------------------- the command line
+def test_serve_bad_input_is_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.rules"
+    bad.write_text("game {", encoding="utf-8")
+    assert main(["serve", str(tmp_path / "missing.rules")]) == 1
+    err = capsys.readouterr().err
+    assert "missing.rules" in err and err.count("\n") == 1
+    assert main(["serve", CHUHAN, "--port", "70000"]) == 2
+    err = capsys.readouterr().err
+    assert err == "rulespec serve: error: --port is a port number from 0 to 65535 (0: any free port), not 70000\n"
+    taken = listen("127.0.0.1", 0)
+    try:
+        assert main(["serve", CHUHAN, "--port", str(taken.getsockname()[1])]) == 1
+    finally:
+        taken.close()
+    err = capsys.readouterr().err
+    assert err.startswith("rulespec serve: error: cannot listen on 127.0.0.1 port") and err.count("\n") == 1
+    assert main(["serve", CHUHAN, "--host", "no.such.host.invalid"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("rulespec serve: error: cannot listen on no.such.host.invalid") and err.count("\n") == 1
+    assert main(["serve", str(bad)]) == 1
+    assert "bad.rules:1:" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- in a browser
+def _find_chromium():
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return None, "Playwright is not installed (pip install playwright)"
+    for path in (os.environ.get("RULESPEC_CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser",
+                 shutil.which("chromium"), shutil.which("chromium-browser"), shutil.which("google-chrome")):
+        if path and os.path.isfile(path) and os.access(path, os.X_OK):
+            return path, None
+    return "", None  # perhaps Playwright's own download (`playwright install chromium`)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    path, why = _find_chromium()
+    if why:
+        pytest.skip(f"browser tests skipped: {why}")
+    from playwright.sync_api import Error, sync_playwright
+    with sync_playwright() as p:
+        try:
+            b = p.chromium.launch(executable_path=path or None, args=CHROMIUM_ARGS)
+        except Error as e:
+            if path:
+                raise
+            pytest.skip("browser tests skipped: no Chromium found (apt-get install chromium, set "
+                        f"RULESPEC_CHROMIUM, or `playwright install chromium`): {str(e).splitlines()[0]}")
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory):
+    d = Path(os.environ.get("RULESPEC_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+class Watched:
+    """A page whose /api/ answers are recorded (and, for the leaky pages, rewritten)."""
+
+    def __init__(self, browser, rewrite=None):
+        self.page = browser.new_page(viewport={"width": 1280, "height": 900})
+        self.sent: list[str] = []
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+        def handle(route):
+            response = route.fetch()
+            body = response.text()
+            if rewrite is not None:
+                body = rewrite(route.request.url, body)
+            self.sent.append(body)
+            route.fulfill(response=response, body=body)
+
+        self.page.route("**/api/**", handle)
+
+    def content(self) -> dict:
+        return self.page.evaluate(PAGE_CONTENT)
+
+
+def _start_game(w: Watched, base: str, seed: int) -> str:
+    page = w.page
+    page.goto(base + "/")
+    page.select_option("#players", "2")
+    page.select_option("#seat", "0")
+    page.select_option("select[name=agent_1]", "random")
+    page.fill("#new-game input[name=seed]", str(seed))
+    page.click("#start")
+    page.wait_for_url(re.compile(r"/game/"))
+    page.wait_for_selector("#decision")
+    page.wait_for_function("document.body.dataset.version !== undefined")
+    return page.url.rsplit("/", 1)[1]
+
+
+def _click_action(page, text: str) -> None:
+    index = page.evaluate("""t => {
+        const bs = Array.from(document.querySelectorAll('button.action'));
+        const i = bs.findIndex(b => b.dataset.action === t);
+        const d = i >= 0 ? bs[i].closest('details') : null;
+        if (d) d.open = true;
+        return i;
+    }""", text)
+    assert index >= 0, f"no button for {text!r}"
+    version = page.evaluate("document.body.dataset.version")
+    page.locator("button.action").nth(index).click()
+    page.wait_for_function("v => document.body.dataset.version !== v && document.body.dataset.busy === ''",
+                           arg=version)
+
+
+def test_play_a_whole_game_in_the_browser_and_never_see_a_hidden_card(browser, server, shots):
+    base, app = server
+    w = Watched(browser)
+    page = w.page
+    page.goto(base + "/")
+    page.screenshot(path=str(shots / "start.png"), full_page=True)
+    key = _start_game(w, base, GAME_SEED)
+    session = _session(app, key)
+    rng = random.Random(CLICK_SEED)
+    windows = decisions = 0
+    shot = False
+    while True:
+        content = w.content()
+        problems = secrecy_problems(session.state, 0, content, w.sent)
+        assert not problems, f"after {decisions} of P1's decisions: " + "; ".join(problems)
+        w.sent.clear()
+        if session.state.is_terminal():
+            break
+        assert decisions < 400, "the game did not end"
+        kind = page.get_attribute("#status", "data-decision")
+        actions = page.eval_on_selector_all("button.action", "bs => bs.map(b => b.dataset.action)")
+        assert sorted(actions) == sorted(session.state.observation(0)["legal_actions"]) and actions
+        if kind == "response":
+            assert page.inner_text("#decision").startswith("Response window: P1 (you) may answer")
+            assert "no response" in actions
+            windows += 1
+            if not shot and len(actions) > 1:  # a window with a response to make, for docs/web.md
+                page.screenshot(path=str(shots / "game-response-window.png"), full_page=True)
+                shot = True
+        _click_action(page, rng.choice(actions))
+        decisions += 1
+    assert windows >= 1 and shot, "no response window with a response came to P1: pick another CLICK_SEED"
+    assert page.inner_text("#decision").startswith("Game over.")
+    assert page.get_attribute("body", "data-state") == "over"
+    assert page.query_selector_all("button.action") == []
+    assert not w.errors, w.errors
+    page.close()
+
+
+def test_the_check_fails_on_leaky_pages(browser, server):
+    """Two pages that leak as a careless server would: the omniscient observation, and only the
+    omniscient log.  The same check must report both."""
+    base, app = server
+
+    def omniscient(part):
+        def rewrite(url, body):
+            data = json.loads(body)
+            view = data.get("view", data)
+            if "observation" in view:
+                st = _session(app, url.split("/api/games/")[1].split("/")[0]).state
+                if part == "observation":
+                    view["observation"] = st.observation(None)
+                    view["observation"]["legal_actions"] = st.observation(0)["legal_actions"]
+                else:
+                    view["log"] = st.log_lines(None)
+            return json.dumps(data)
+        return rewrite
+
+    for part, sign in (("observation", "zone hand[P2] shows"), ("log", "is on the page")):
+        w = Watched(browser, omniscient(part))
+        key = _start_game(w, base, GAME_SEED)
+        problems = secrecy_problems(_session(app, key).state, 0, w.content(), w.sent)
+        assert any(sign in p for p in problems), (part, problems)
+        assert any("was sent to the page" in p for p in problems)
+        w.page.close()
+
+
+def test_replay_forward_and_back_in_the_browser(browser, server, shots, tmp_path, capsys):
+    base, app = server
+    game, actions = _random_game(REPLAY_SEED, 40)
+    path = tmp_path / "chuhan-seed7.replay.json"
+    path.write_text(_replay_text(REPLAY_SEED, actions), encoding="utf-8")
+    w = Watched(browser)
+    page = w.page
+    page.goto(base + "/")
+    page.set_input_files("#replay-file", str(path))
+    page.click("#open-replay")
+    page.wait_for_url(re.compile(r"/replay/"))
+    key = page.url.split("/replay/")[1].split("#")[0]
+    session = _session(app, key)
+
+    def at(step: int):
+        page.wait_for_function("s => document.body.dataset.step === String(s) && document.body.dataset.busy === ''",
+                               arg=step)
+        assert page.inner_text("#step-label") == f"decision {step} of 40"
+
+    at(0)
+    assert "Omniscient view" in page.inner_text("#view-note")
+    for step in range(1, 6):
+        page.click("#forward")
+        at(step)
+    page.click("#back")
+    at(4)
+    page.click("#back")
+    at(3)
+    st = session.state_at(3)
+    content = w.content()
+    omni = st.observation(None)
+    assert content["zones"]["hand[P2]"]["cards"] == omni["zones"]["hand[P2]"]["cards"]  # everything shown
+    assert f"Next decision: P{session.deciders[3] + 1}: {actions[3]}" in page.inner_text("#status")
+    page.keyboard.press("End")
+    at(40)
+    page.keyboard.press("ArrowLeft")
+    at(39)
+    page.select_option("#viewer", "0")  # P1's view: the secrecy check holds for it too
+    page.wait_for_function("document.querySelector('#view-note').textContent.startsWith(\"P1's view\")")
+    at(39)
+    w.sent.clear()
+    page.click("#back")
+    at(38)
+    assert not secrecy_problems(session.state_at(38), 0, w.content(), w.sent)
+    page.screenshot(path=str(shots / "replay.png"), full_page=True)
+    page.click("#first")
+    at(0)
+    assert not w.errors, w.errors
+    # a play --log file, with the seed it was played with
+    log = tmp_path / "game.jsonl"
+    assert main(["play", CHUHAN, "--seed", "11", "--log", str(log)]) == 0
+    capsys.readouterr()
+    page.goto(base + "/")
+    page.set_input_files("#replay-file", str(log))
+    page.click("#replay-form summary")  # "For a play --log file: how it was played"
+    page.fill("input[name=log_seed]", "12")
+    page.click("#open-replay")
+    page.wait_for_selector("#message:not([hidden])")
+    assert "this log does not match Chu Han with 2 players, seed 12" in page.inner_text("#message")
+    page.fill("input[name=log_seed]", "11")
+    page.click("#open-replay")
+    page.wait_for_url(re.compile(r"/replay/"))
+    page.wait_for_function("document.body.dataset.step === '0'")
+    page.click("#forward")
+    page.wait_for_function("document.body.dataset.step === '1'")
+    assert "(play log)" in page.inner_text("#replay-head")
+    page.close()
+
+
+def test_rulebook_page_with_its_phase_diagram(browser, server, shots):
+    base, _ = server
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(base + "/")
+    page.click("#rules-link")
+    page.wait_for_url(re.compile(r"/rules$"))
+    rules = page
+    rules.wait_for_selector("pre.mermaid svg", timeout=30_000)  # the generator's diagram, drawn by mermaid
+    assert rules.inner_text("h1").startswith("Chu Han")
+    assert rules.locator("pre.mermaid svg").count() == 1
+    rules.locator("pre.mermaid").scroll_into_view_if_needed()
+    rules.screenshot(path=str(shots / "rulebook.png"))
+    page.close()

@@ -491,6 +491,29 @@ def test_play_a_whole_game_in_the_browser_and_never_see_a_hidden_card(browser, s
     page.close()
 
 
+def test_a_stale_click_in_a_second_tab_is_refused(browser, server):
+    base, app = server
+    first = Watched(browser)
+    key = _start_game(first, base, GAME_SEED)
+    second = browser.new_page()
+    second.goto(f"{base}/game/{key}")
+    second.wait_for_function("document.body.dataset.version !== undefined")
+    session = _session(app, key)
+    action = first.page.eval_on_selector_all("button.action", "bs => bs.map(b => b.dataset.action)")[0]
+    _click_action(second, action)  # played in the second tab: the first one is out of date
+    played = session.state.to_json()
+    page = first.page
+    index = page.evaluate("() => { const b = document.querySelector('button.action'); "
+                          "const d = b.closest('details'); if (d) d.open = true; return 0; }")
+    page.locator("button.action").nth(index).click()
+    page.wait_for_selector("#message:not([hidden])")
+    assert page.inner_text("#message").startswith("stale action: the page showed the game after")
+    assert session.state.to_json() == played  # nothing was played
+    page.wait_for_function("v => document.body.dataset.version === v", arg=str(len(session.state.history)))
+    second.close()
+    page.close()
+
+
 def test_the_check_fails_on_leaky_pages(browser, server):
     """Two pages that leak as a careless server would: the omniscient observation, and only the
     omniscient log.  The same check must report both."""

@@ -213,11 +213,18 @@ const RS = (() => {
     return String(v);
   }
 
-  function renderVars(obs, players) {
+  let varsOpen = null;  // the reader's choice, kept from one drawing to the next
+  function renderVars(obs) {
     const box = clear(document.getElementById("vars"));
     const perPlayer = new Set(meta().per_player_vars || []);
+    const entries = Object.entries(obs.vars);
+    const d = el("details", "vars-box");
+    d.open = varsOpen === null ? entries.length <= 25 : varsOpen;
+    d.addEventListener("toggle", () => { varsOpen = d.open; });
+    d.appendChild(el("summary", null, entries.length + " variable" + (entries.length === 1 ? "" : "s")));
+    box.appendChild(d);
     const t = el("table", "vars");
-    Object.entries(obs.vars).forEach(([k, v]) => {
+    entries.forEach(([k, v]) => {
       const tr = el("tr");
       tr.dataset.var = k;
       tr.appendChild(el("th", null, k));
@@ -227,7 +234,7 @@ const RS = (() => {
       tr.appendChild(td);
       t.appendChild(tr);
     });
-    box.appendChild(t);
+    d.appendChild(t);
   }
 
   // ------------------------------------------------------------------ log

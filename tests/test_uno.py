@@ -1,0 +1,102 @@
+"""Uno (games/uno.rules): seeded random games for 2 to 10 players, checked at every decision.
+
+The engine-level checks come from interpreter/checks.py (play_checked): cards conserved, a
+legal action while the game runs, the game ends within a step bound, the JSON round trip,
+replay, secrecy, and the declared invariants.  Random agents draw whenever they like and make
+hands of thousands of decisions, so most games here are played by a greedy agent (it plays a
+card whenever it can) and a single hand (option target=1); a few are random.  On top of the
+checks, for this game:
+  * the deal: 7 cards each, one card turned up that is never a Wild Draw Four;
+  * the end of a hand: one player with an empty hand, who scores the cards left in the
+    others' hands (number cards their number, action cards 20, wild cards 50);
+  * a full game to 500 points, whose winner alone has reached the target.
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import interpreter
+from interpreter.checks import CHOOSERS, play_checked
+
+RULES = Path(__file__).resolve().parent.parent / "games" / "uno.rules"
+GAME = interpreter.load(RULES)
+PROG = GAME.prog
+NAMES = PROG.card_names
+STOCK, DISCARD = PROG.zone_base["stock"], PROG.zone_base["discard"]
+HAND = PROG.zone_base["hand"]
+KIND, NUMBER = PROG.card_props["kind"], PROG.card_props["number"]
+KINDS = {"number": 0, "skip": 1, "reverse": 2, "draw_two": 3, "wild": 4, "wild_four": 5}
+
+
+def value(c: int) -> int:
+    name = NAMES[c]
+    if name.startswith("Wild"):
+        return 50
+    if name.split()[-1].isdigit():
+        return int(name.split()[-1])
+    return 20
+
+
+def choose_greedy(s, rng):
+    """Plays a card whenever it can (wild cards last), says Uno, never challenges, always catches."""
+    legal = s.legal_actions()
+    texts = [a.text for a in legal]
+    plain = [a for a in legal if a.text.startswith("play ") and " and name " not in a.text]
+    wild = [a for a in legal if " and name " in a.text]
+    if plain or wild:
+        return rng.choice(plain or wild)
+    return rng.choice(legal)
+
+
+def check_the_end(s, target: int) -> None:
+    assert s.is_terminal() and s.current_player is None
+    assert sum(len(z) for z in s.zones) == 108
+    winners, scores = s.winners(), s.scores()
+    assert len(winners) == 1
+    w = winners[0]
+    assert scores[w] >= target
+    assert all(scores[p] < target for p in range(s.n) if p != w)
+    if target == 1:  # a single hand: the winner went out and scored the others' cards
+        assert not s.zones[HAND + w]
+        assert scores[w] == sum(value(c) for p in range(s.n) for c in s.zones[HAND + p])
+        assert all(scores[p] == 0 for p in range(s.n) if p != w)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6, 7, 8, 9, 10])
+def test_the_deal_and_the_starter(players):
+    for seed in range(20):
+        s = GAME.new_state(players=players, seed=seed)
+        top = s.zones[DISCARD][-1]
+        assert NAMES[top] != "Wild Draw Four"
+        sizes = sorted(len(s.zones[HAND + p]) for p in range(players))
+        extra = 2 if NAMES[top].endswith("Draw Two") else 0
+        assert sizes == [7] * (players - 1) + [7 + extra], (seed, NAMES[top], sizes)
+        assert len(s.zones[STOCK]) == 108 - 1 - 7 * players - extra
+        assert len(s.zones[DISCARD]) == 1
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6, 7, 8, 9, 10])
+def test_greedy_single_hands_keep_every_property(players):
+    for seed in range(3):
+        report = play_checked(GAME, players, seed, {"target": 1}, agent_seed=seed, chooser=choose_greedy,
+                              max_steps=5000)
+        assert report.ok, report.describe()
+        check_the_end(report.state, 1)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_random_single_hands_keep_every_property(players):
+    report = play_checked(GAME, players, 7, {"target": 1}, agent_seed=7, chooser=CHOOSERS["random"],
+                          max_steps=20_000, round_trip=False, check_replay=False)
+    assert report.ok, report.describe()
+    check_the_end(report.state, 1)
+
+
+def test_a_whole_game_to_500_points():
+    report = play_checked(GAME, 3, 1, agent_seed=1, chooser=choose_greedy, max_steps=20_000,
+                          round_trip=False, secrecy=False, check_replay=False)
+    assert report.ok, report.describe()
+    check_the_end(report.state, 500)

@@ -25,19 +25,22 @@ def _random_play(state, rng, steps):
 
 
 # ---------------------------------------------------------------------- OpenSpiel's own checks
-@pytest.mark.parametrize("path,players,sims", [
-    (DUEL, 2, 5),
-    ("games/chuhan.rules", 2, 2),
-    ("games/charuma.rules", 4, 1),
-    ("games/crazy_eights.rules", 4, 2),
-    ("games/hearts.rules", 4, 1),  # ~3 s: a whole game to 100 points
-    ("games/sanguosha.rules", 6, 1),  # ~15 s: 6 players' observations at every step
+@pytest.mark.parametrize("path,players,sims,options", [
+    (DUEL, 2, 5, {}),
+    ("games/chuhan.rules", 2, 2, {}),
+    ("games/charuma.rules", 4, 1, {}),
+    ("games/crazy_eights.rules", 4, 2, {}),
+    ("games/hearts.rules", 4, 1, {}),  # ~3 s: a whole game to 100 points
+    ("games/sanguosha.rules", 6, 1, {}),  # ~15 s: 6 players' observations at every step
+    # random Uno players draw at will: one hand runs to thousands of decisions, so the games
+    # are cut at 400 (truncated: no winner) -- the checks are the same at every step
+    ("games/uno.rules", 4, 2, {"target": 1, "max_decisions": 400}),
 ])
-def test_random_sim_test(path, players, sims):
+def test_random_sim_test(path, players, sims, options):
     # serialize=False: pyspiel's SerializeGameAndState asks a SAMPLED_STOCHASTIC game for its
     # generator's state (Game::GetRNGState), which Python games cannot provide in pyspiel 2.0;
     # test_serialisation_is_explained and the round trips below cover serialisation instead.
-    game = load_game(path, players=players, seed=3)
+    game = load_game(path, players=players, seed=3, **options)
     pyspiel.random_sim_test(game, num_sims=sims, serialize=False, verbose=False)
 
 

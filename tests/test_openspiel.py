@@ -27,6 +27,7 @@ def _random_play(state, rng, steps):
 # ---------------------------------------------------------------------- OpenSpiel's own checks
 @pytest.mark.parametrize("path,players,sims,options", [
     (DUEL, 2, 5, {}),
+    ("games/blackjack.rules", 4, 2, {}),  # ~0.5 s: two whole 5-round games
     ("games/chuhan.rules", 2, 2, {}),
     ("games/charuma.rules", 4, 1, {}),
     ("games/crazy_eights.rules", 4, 2, {}),

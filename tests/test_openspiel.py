@@ -31,6 +31,7 @@ def _random_play(state, rng, steps):
     ("games/charuma.rules", 4, 1),
     ("games/crazy_eights.rules", 4, 2),
     ("games/hearts.rules", 4, 1),  # ~3 s: a whole game to 100 points
+    ("games/president.rules", 4, 1),  # a whole game of 5 hands
     ("games/sanguosha.rules", 6, 1),  # ~15 s: 6 players' observations at every step
 ])
 def test_random_sim_test(path, players, sims):

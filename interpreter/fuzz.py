@@ -221,7 +221,7 @@ class LazyTrace(Trace):
     Trace.record builds the viewer's view at every decision -- their observation as JSON and
     their new log lines -- but the check compares a view only while some re-deal is still
     consistent with the public history: in the shipped games from a tenth of the decisions
-    (Charuma) to all of them (San Guo Sha).  Here a decision keeps a snapshot of the state
+    to all of them (docs/performance.md).  Here a decision keeps a snapshot of the state
     instead (see _Snapshot), and the view is built from it the first time the check asks
     for it, with the same secrecy._view, so the verdict is the one Trace gives
     (tests/test_fuzz_checks.py compares them).  At a decision whose observations the secrecy

@@ -5,7 +5,7 @@ a number, a card used as another... The set of all possible actions of a game is
 to number one by one (every set of cards of a hand), so an action is *spelt* as a short sequence
 of tokens from a fixed vocabulary, and an agent picks one token at a time:
 
-    play_set  card "5"  card "5"  card "Zhongli Mo"  end        ("play 5 + 5 + Zhongli Mo")
+    play_set  card "5"  card "5"  card "Wild"  end        ("play 5 + 5 + Wild")
 
 The vocabulary depends on the rules file only (its actions, cards, zones, enum members,
 conversions; players up to the game's maximum; numbers), so a token's id is the same in every

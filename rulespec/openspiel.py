@@ -1,12 +1,12 @@
 """Any rules file as an OpenSpiel game (``pip install 'rulespec[openspiel]'``).
 
     from rulespec.openspiel import load_game
-    game = load_game("games/chuhan.rules", players=2, seed=1)   # a pyspiel.Game
+    game = load_game("games/hearts.rules", players=4, seed=1)   # a pyspiel.Game
     state = game.new_initial_state()
     state.legal_actions(), state.action_to_string(a), state.information_state_tensor(0) ...
 
 load_game also registers the file with OpenSpiel as ``rulespec_<file stem>`` (``register`` does
-only that), so ``pyspiel.load_game("rulespec_chuhan", {"players": 2, "events": True})`` works
+only that), so ``pyspiel.load_game("rulespec_hearts", {"players": 4, "target": 50})`` works
 after it, and so do OpenSpiel's own serialisation and tests. The game:
 
 - is sequential, imperfect information, SAMPLED_STOCHASTIC: a rules file's randomness (shuffling

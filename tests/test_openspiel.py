@@ -34,6 +34,7 @@ def _random_play(state, rng, steps):
     ("games/hearts.rules", 4, 1, {}),  # ~3 s: a whole game to 100 points
     ("games/president.rules", 4, 1, {}),  # a whole game of 5 hands
     ("games/sanguosha.rules", 6, 1, {}),  # ~15 s: 6 players' observations at every step
+    ("games/spades.rules", 4, 1, {}),  # random bids fail: the -200 floor ends the game in a few hands
     # random Uno players draw at will: one hand runs to thousands of decisions, so the games
     # are cut at 400 (truncated: no winner) -- the checks are the same at every step
     ("games/uno.rules", 4, 2, {"target": 1, "max_decisions": 400}),

@@ -16,10 +16,8 @@ $RULESPEC_SCREENSHOTS (default: a temporary folder); docs/img/ holds a set made 
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
-import shutil
 import threading
 import time
 import urllib.error
@@ -39,8 +37,6 @@ CHUHAN = str(ROOT / "games" / "chuhan.rules")
 GAME_SEED = 4          # the shuffle of the browser game
 CLICK_SEED = 1         # the human's random clicks: with GAME_SEED, a response window comes to P1
 REPLAY_SEED = 7
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 # ---------------------------------------------------------------------- the server, in a thread
@@ -363,41 +359,7 @@ def test_serve_bad_input_is_one_line(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------------- in a browser
-def _find_chromium():
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return None, "Playwright is not installed (pip install playwright)"
-    for path in (os.environ.get("RULESPEC_CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser",
-                 shutil.which("chromium"), shutil.which("chromium-browser"), shutil.which("google-chrome")):
-        if path and os.path.isfile(path) and os.access(path, os.X_OK):
-            return path, None
-    return "", None  # perhaps Playwright's own download (`playwright install chromium`)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    path, why = _find_chromium()
-    if why:
-        pytest.skip(f"browser tests skipped: {why}")
-    from playwright.sync_api import Error, sync_playwright
-    with sync_playwright() as p:
-        try:
-            b = p.chromium.launch(executable_path=path or None, args=CHROMIUM_ARGS)
-        except Error as e:
-            if path:
-                raise
-            pytest.skip("browser tests skipped: no Chromium found (apt-get install chromium, set "
-                        f"RULESPEC_CHROMIUM, or `playwright install chromium`): {str(e).splitlines()[0]}")
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory):
-    d = Path(os.environ.get("RULESPEC_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
-    d.mkdir(parents=True, exist_ok=True)
-    return d
+from browser_support import browser, shots  # noqa: E402,F401 (pytest fixtures)
 
 
 class Watched:

@@ -113,12 +113,10 @@ def rules_meta(game) -> dict:
             "zone_docs": {n: z.doc for n, z in m.zones.items() if z.doc}}
 
 
-def game_page(game, game_id: str) -> str:
-    body = f"""
-<header><h1>{escape(game.name)}</h1>{_nav(game.name)}</header>
-<main class="board" id="board">
-<p class="message" id="message" hidden></p>
-<section id="status" class="status"></section>
+def _board(log_title: str) -> str:
+    """The parts view.js fills, shared by a game and a replay: status, actions, stack, zones,
+    variables and the log."""
+    return f"""<section id="status" class="status"></section>
 <section id="actions-panel" class="actions-panel"></section>
 <div class="columns">
 <div class="col">
@@ -126,10 +124,17 @@ def game_page(game, game_id: str) -> str:
 <section><h2>Zones</h2><div id="zones"></div></section>
 <section><h2>Variables</h2><div id="vars"></div></section>
 </div>
-<div class="col"><section><h2>Log <span class="small">(as your seat may know it)</span></h2>
-<ol id="log" class="log"></ol></section></div>
+<div class="col"><section><h2>{log_title}</h2><ol id="log" class="log"></ol></section></div>
 </div>
 </main>"""
+
+
+def game_page(game, game_id: str) -> str:
+    body = f"""
+<header><h1>{escape(game.name)}</h1>{_nav(game.name)}</header>
+<main class="board" id="board">
+<p class="message" id="message" hidden></p>
+{_board('Log <span class="small">(as your seat may know it)</span>')}"""
     return _page(f"{game.name}: game", body, ("view.js", "game.js"), {"game-id": game_id}, rules_meta(game))
 
 
@@ -151,17 +156,7 @@ def replay_page(game, replay_id: str, players: int) -> str:
 <label>View <select id="viewer">{views}</select></label>
 </section>
 <p id="view-note" class="view-note"></p>
-<section id="status" class="status"></section>
-<section id="actions-panel" class="actions-panel"></section>
-<div class="columns">
-<div class="col">
-<section><h2>Stack</h2><div id="stack"></div></section>
-<section><h2>Zones</h2><div id="zones"></div></section>
-<section><h2>Variables</h2><div id="vars"></div></section>
-</div>
-<div class="col"><section><h2>Log</h2><ol id="log" class="log"></ol></section></div>
-</div>
-</main>"""
+{_board("Log")}"""
     return _page(f"{game.name}: replay", body, ("view.js", "replay.js"), {"replay-id": replay_id},
                  rules_meta(game))
 

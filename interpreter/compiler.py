@@ -536,6 +536,13 @@ class Program:
             st.log.append(["text", render(st, env)])
         return log
 
+    def _s_Announce(self, s):
+        render = self.template(s.template)
+
+        def announce(st, env):  # a public fact: see interpreter/secrecy.py on announcements
+            st.log.append(["announce", render(st, env)])
+        return announce
+
     def _s_Reveal(self, s):
         z = self.expr(s.zone)
         show = s.reveal

@@ -143,7 +143,7 @@ class Observation:
         slots = prog.slots
         label = prog.card_label
         kind = e[0]
-        if kind == "text":
+        if kind == "text" or kind == "announce":
             return e[1]
         if kind == "phase":
             return f"-- {e[1]} --"

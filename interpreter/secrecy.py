@@ -23,7 +23,12 @@ Before each recorded action (and after the last one) v's view of W and of W' mus
 A difference is a leak: it tells v something about cards v has not seen.  A recorded action
 that is not legal in W' (the rival did not follow suit, so they had no card of that suit; a
 re-deal gave them one) means W' contradicts the public history: that world is dropped there,
-and it is not a leak.  An engine or rules error in W' drops it too.
+and it is not a leak.  An engine or rules error in W' drops it too.  So does an announcement
+(the `announce` statement: a fact about hidden cards the rules tell everyone, "the challenged
+hand held a card of the colour") that reads differently in W': the rules made that fact public,
+so worlds where it is false are not the viewer's information set any more.  The world is
+dropped at the decision whose new log holds the differing announcement (what else differs at
+that decision is then not compared: a leak there is found by the worlds that agree).
 
 Which cards are re-dealt.  A card is *seen* by v at decision k when, at any decision up to k,
 it lay in a zone v can see (``State.can_see``), or a log entry showed v its face (a move from
@@ -116,17 +121,26 @@ class Verdict:
 
 # ---------------------------------------------------------------------- what v sees
 def _view(st, v: int, log_from: int, obs: Optional[dict] = None) -> tuple:
-    """(who is to act, in a response window?, v's observation, v's new log lines), the last two
-    as text: a game's views are kept until it ends, and strings cost the garbage collector
-    nothing (thousands of nested dicts and lists slowed every collection down)."""
+    """(who is to act, in a response window?, v's observation, v's new log lines, the new
+    announcements), the last three as text: a game's views are kept until it ends, and strings
+    cost the garbage collector nothing (thousands of nested dicts and lists slowed every
+    collection down)."""
     lines = st.log_lines(v, log_from) if log_from > 0 else []
     return (st.current_player, st.in_window(),
             json.dumps(obs if obs is not None else st.observation(v), ensure_ascii=False, separators=(",", ":")),
-            "\n".join(lines))
+            "\n".join(lines), _announcements(st, log_from))
+
+
+def _announcements(st, log_from: int) -> str:
+    """The texts of the `announce` statements run since log_from: public facts the rules chose
+    to tell everyone (one per line; empty: none)."""
+    if log_from <= 0:
+        return ""
+    return "\n".join(e[1] for e in st.log[log_from:] if e[0] == "announce")
 
 
 def _unpack(view: tuple) -> tuple:
-    cur, win, obs, log = view
+    cur, win, obs, log = view[:4]
     return cur, win, json.loads(obs), log.split("\n") if log else []
 
 
@@ -477,6 +491,13 @@ def counterfactual_check(game, players: int, seed: int, options: Optional[dict],
         for k in range(min(cut, worst - 1) + 1):
             mine = _view(w, viewer, log_from if k else 0)
             verdict.compared += 1
+            if mine != views[k] and mine[4] != views[k][4]:
+                # the rules announced something else here: W' contradicts the public record
+                verdict.dropped += 1
+                if len(verdict.reasons) < 5:
+                    verdict.reasons.append(f"cut {cut}: after {k} decisions the re-deal announces "
+                                           f"{mine[4]!r}, not {views[k][4]!r}")
+                break
             diff = None if mine == views[k] else _describe(viewer, _unpack(views[k]), _unpack(mine))
             if diff is not None:
                 kind, message, expect = diff

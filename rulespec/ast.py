@@ -267,6 +267,15 @@ class Log(Stmt):
 
 
 @node
+class Announce(Stmt):
+    """A public statement that may depend on cards some players cannot see ("the challenged
+    hand held a red card"): shown to everyone, and the secrecy check treats it as part of the
+    public record (a re-deal that would announce something else is dropped, not a leak)."""
+    template: StrLit
+    span: Span
+
+
+@node
 class Reveal(Stmt):
     zone: Expr
     reveal: bool  # False for conceal

@@ -845,7 +845,7 @@ class Checker:
                 t = self.expr(s.winners, env)
                 if t not in (T.PLAYER, T.PLAYERS, T.ANY):
                     self.error(s.winners.span, f"winners must be a player or a list of players, not {t}")
-        elif isinstance(s, A.Log):
+        elif isinstance(s, (A.Log, A.Announce)):
             self.template(s.template, env)
         elif isinstance(s, A.Reveal):
             t = self.zexpr(s.zone, env, False)

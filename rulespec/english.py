@@ -394,7 +394,11 @@ class English:
         return [f"The game ends; the winner is {self.expr(s.winners)}."]
 
     def _s_Log(self, s):
-        return []  # announcements change nothing: the rulebook leaves them out
+        return []  # log lines change nothing: the rulebook leaves them out
+
+    def _s_Announce(self, s):
+        # an announcement is a rule: the players learn this much (and no more) of hidden cards
+        return [f"Everyone is told {self._StrLit(s.template)}."]
 
     def _s_Reveal(self, s):
         z = self.expr(s.zone)

@@ -47,7 +47,7 @@ KEYWORDS = sorted(set(DECL_KEYWORDS) | {
     "int", "player", "or", "none", "from", "where", "use", "size", "same", "distinct", "wild", "ordered",
     "text", "require", "else", "respond", "to", "is", "ask", "mandatory", "resolve", "cancelled", "for",
     "before", "on", "after", "optional", "as", "combine", "enter", "actor", "actions", "end", "exit", "next",
-    "let", "choose", "prevent", "move", "deal", "shuffle", "play", "if", "elif", "game", "winners", "log",
+    "let", "choose", "prevent", "move", "deal", "shuffle", "play", "if", "elif", "game", "winners", "log", "announce",
     "reveal", "conceal", "stack", "cancel", "look", "emit", "by", "target", "with", "against", "top",
     "bottom", "cause", "then", "and", "not", "true", "false", "ties", "last", "at", "bool", "card",
     "any", "all", "count", "sum", "max", "min", "first", "collect", "argmax", "argmin",
@@ -889,7 +889,7 @@ class Index:
 _FIELDS: dict = {}
 # where the checker reads a string as a template (rulespec/checker.py, Checker.template)
 _TEMPLATE_PLACES = {(A.ActionDecl, "text"), (A.ConversionDecl, "text"), (A.TriggerDecl, "optional"),
-                    (A.Choose, "prompt"), (A.Log, "template"), (A.ScoreClause, "expr")}
+                    (A.Choose, "prompt"), (A.Log, "template"), (A.Announce, "template"), (A.ScoreClause, "expr")}
 
 
 def _node_fields(t) -> Optional[tuple]:

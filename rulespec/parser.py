@@ -344,6 +344,9 @@ class _ToAst(Transformer_NonRecursive):
     def log_stmt(self, meta, c):
         return A.Log(_strlit(c[0]), _span_of_meta(meta))
 
+    def announce_stmt(self, meta, c):
+        return A.Announce(_strlit(c[0]), _span_of_meta(meta))
+
     def reveal_stmt(self, meta, c):
         return A.Reveal(c[0], True, _span_of_meta(meta))
 

@@ -34,6 +34,7 @@ EIGHTS = str(ROOT / "games" / "crazy_eights.rules")
 PLANTED = str(ROOT / "tests" / "rules" / "secrecy_planted.rules")
 WINDOW = str(ROOT / "tests" / "rules" / "secrecy_window.rules")
 GUESS = str(ROOT / "tests" / "rules" / "secrecy_guess.rules")
+ANNOUNCE = str(ROOT / "tests" / "rules" / "secrecy_announce.rules")
 CHECK = S.CHECK
 
 # Found by `rulespec fuzz games/chuhan.rules --games 12` (game #6, seed 6, viewer P2), shrunk
@@ -133,6 +134,47 @@ def test_seen_cards_stay_and_unseen_cards_are_re_dealt():
     assert world.zones[base] == st.zones[base]                          # P1's hand as it was
     assert sorted(c for z in world.zones for c in z) == list(range(9))
     assert all(world.where[c] == zi for zi, z in enumerate(world.zones) for c in z)
+
+
+# ====================================================================== 2b. announcements
+def test_an_announced_fact_about_hidden_cards_is_no_leak_but_the_same_line_logged_is():
+    game = interpreter.load(ANNOUNCE)
+    told = F.fuzz(game, 12, counterfactual_rate=1)
+    assert told.ok, [f.message for f in told.failures()]
+    assert told.totals.cf_games == 12 and told.totals.cf_worlds > 0
+    logged = F.fuzz(game, 12, counterfactual_rate=1, options={"announce": False})
+    assert set(logged.totals.failures) == {CHECK}
+    assert "holds" in logged.failures()[0].message or "table" in logged.failures()[0].message
+
+
+def test_an_announcement_covers_only_what_it_says():
+    game = interpreter.load(ANNOUNCE)
+    leaky = F.fuzz(game, 12, counterfactual_rate=1, options={"leak": True})
+    assert set(leaky.totals.failures) == {CHECK}
+    assert "vars.total" in leaky.failures()[0].message
+
+
+def test_a_world_that_announces_otherwise_is_dropped_with_the_reason():
+    game = interpreter.load(ANNOUNCE)
+    st = game.new_state(players=2, seed=1)
+    st.apply("ask P2 for a Five")
+    assert st.log[-2] == ["announce", "P2 holds a Five"]  # a log entry of its own kind
+    assert "P2 holds a Five" in st.log_lines(0) and "P2 holds a Five" in st.log_lines(1)
+    actions = ["ask P2 for a Five", "ask P1 for a Five", "ask P2 for a Five", "ask P1 for a Five"]
+    dropped = compared = 0
+    for seed in range(30):
+        v = S.counterfactual_check(game, 2, seed, {}, actions, viewer=0, cuts=[4])
+        assert v.ok, v.leak
+        dropped += v.dropped
+        compared += v.worlds - v.dropped
+        assert all("announces" in r for r in v.reasons)  # the only reason a world is dropped here
+    assert dropped > 0 and compared > 0  # some re-deals contradict an answer, others agree with all
+
+
+def test_the_rulebook_says_what_everyone_is_told():
+    from rulespec.docs import to_markdown
+    text = to_markdown(interpreter.load(ANNOUNCE).model)
+    assert "Everyone is told “{q} holds a Five”" in text, text
 
 
 # ====================================================================== 3. no false alarms

@@ -100,3 +100,39 @@ def test_a_whole_game_to_500_points():
                           round_trip=False, secrecy=False, check_replay=False)
     assert report.ok, report.describe()
     check_the_end(report.state, 500)
+
+
+def test_only_the_challenger_sees_the_challenged_hand_and_the_outcome_keeps_the_secret():
+    """A challenged Wild Draw Four: the challenger looks at the hand, the third player is told
+    only the outcome (an announcement), and the counterfactual secrecy check finds no leak for
+    the third player (re-deals that would change the outcome are dropped, the rest agree)."""
+    from interpreter import secrecy as S
+
+    def challenger(s, rng):  # greedy, but plays a Wild Draw Four first and always challenges
+        texts = [a.text for a in s.legal_actions()]
+        for t in texts:
+            if t == "yes" or (t.startswith("play Wild Draw Four") and "yes" not in texts):
+                return next(a for a in s.legal_actions() if a.text == t)
+        return choose_greedy(s, rng)
+    for seed in range(30):
+        s, rng, actions = GAME.new_state(players=3, seed=seed, options={"target": 1}), random.Random(seed), []
+        while not s.is_terminal() and not any(e[0] == "announce" for e in s.log) and len(actions) < 300:
+            a = challenger(s, rng)
+            actions.append(a.text)
+            s.apply(a.text)
+        if any(e[0] == "announce" for e in s.log):
+            break
+    else:
+        pytest.fail("no challenge in 30 games")
+    i = next(i for i, e in enumerate(s.log) if e[0] == "announce")
+    j = max(k for k in range(i) if s.log[k][0] == "look")
+    looker = s.log[j][1]
+    challenged = next(p for p in range(3) if p != looker and f"P{p + 1} held" in s.log[i][1])
+    third = 3 - looker - challenged
+    hand = " + ".join(NAMES[c] for c in s.log[j][2])
+    assert s.log_lines(looker, j)[0] == f"   P{looker + 1} looks at {hand}"
+    assert s.log_lines(third, j)[0] == f"   P{looker + 1} looks at {len(s.log[j][2])} cards"
+    assert s.log_lines(third, i)[0] == s.log[i][1]  # the outcome, told to everyone
+    verdict = S.counterfactual_check(GAME, 3, seed, {"target": 1}, actions, viewer=third)
+    assert verdict.ok, verdict.leak
+    assert verdict.worlds > 0

@@ -124,12 +124,14 @@ def card_choices(prog: Program, p: CParam, st, env, who=None, name: str = None, 
     if p.kind in ("card", "use"):
         return [cards[0] for cards in by_class.values()]
     classes = list(by_class.items())
-    if p.same is not None or p.distinct is not None or p.wild is not None:
+    if p.same is not None or p.distinct is not None or p.wild is not None or p.sum_of is not None:
         classes = [item for item in classes if not isinstance(item[0], tuple)]  # face-down cards have no known values
     sizes = _sizes(prog, p, st, env)
     if not sizes:
         sizes = range(1, total + 1)
     limit = _limit(st)
+    if p.sum_of is not None:
+        return _sum_choices(p, st, env, classes, sizes, limit)
     if p.distinct is not None:
         return _distinct_choices(prog, p, classes, sizes, limit)
     if p.wild is not None:
@@ -233,6 +235,41 @@ def _group_by(prog: Program, prop_name: str, classes: list) -> list:
     for item in classes:
         groups.setdefault(prop[item[1][0]], []).append(item)
     return list(groups.values())
+
+
+def _sum_choices(p: CParam, st, env, classes: list, sizes, limit: int) -> list:
+    """'sum PROP == E': the sets of each size whose values of PROP add up to E, built class by
+    class and cut off as soon as the rest cannot make the total (never every subset: a table of
+    ten cards makes 1,013 sets of 2 to 10, of which a handful add up).  The order is that of the
+    unfiltered listing (_multiset_combos), less the sets that miss the total."""
+    values, target = p.sum_of[0], p.sum_of[1](st, env)
+    items = [(values[cards[0]] or 0, cards) for _, cards in classes]
+    n = len(items)
+    # the most and the least the classes from i on can add with j more cards, for the cut-offs
+    top = sorted((v for v, cards in items for _ in cards), reverse=True)
+    hi_j = [sum(top[:j]) for j in range(len(top) + 1)]
+    lo_j = [sum(top[::-1][:j]) for j in range(len(top) + 1)]
+    out: list = []
+
+    def grow(start: int, k: int, need: int, taken: list) -> None:
+        if k == 0:
+            if need == 0:
+                out.append(list(taken))
+                if len(out) > limit:
+                    raise TooManyChoices()
+            return
+        if k >= len(hi_j) or need > hi_j[k] or need < lo_j[k]:
+            return  # even the largest (smallest) k cards left cannot make it
+        for i in range(start, n):
+            v, cards = items[i]
+            for take in range(min(k, len(cards)), 0, -1):
+                taken.extend(cards[:take])
+                grow(i + 1, k - take, need - v * take, taken)
+                del taken[len(taken) - take:]
+    for k in sizes:
+        if 0 < k <= len(top):
+            grow(0, k, target, [])
+    return out
 
 
 def _distinct_choices(prog: Program, p: CParam, classes: list, sizes, limit: int) -> list:

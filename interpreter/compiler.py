@@ -62,6 +62,7 @@ class CParam:
     printed: Optional[tuple] = None  # (values of a printed property, fn -> the value it must have):
                                      # 'where c.power == ji_bu' read before anything else is built
     wild_static: bool = False        # whether a card is wild is fixed for a game (printed values, options)
+    sum_of: Optional[tuple] = None   # (values of a number property by card, fn -> the total a set must make)
 
 
 @attrs.define
@@ -718,7 +719,8 @@ class Program:
                       p.same.name if p.same else None, multi, ptype, zone_fns,
                       p.distinct.name if p.distinct else None, wild, p.ordered, p.nullable, p.role,
                       self._printed_filter(p) if p.kind in ("card", "cards") and p.cond is not None else None,
-                      p.wild is not None and self.static.is_static(p.wild[1], frozenset([p.wild[0]])))
+                      p.wild is not None and self.static.is_static(p.wild[1], frozenset([p.wild[0]])),
+                      (self.card_props[p.sum_of[0].name], self.expr(p.sum_of[1])) if p.sum_of is not None else None)
 
     def _printed_filter(self, p: A.ActionParam) -> Optional[tuple]:
         """For 'where x.prop == V and ...' (V fixed for a game): the printed values of prop and V,

@@ -476,6 +476,7 @@ class ActionParam:
     ordered: bool = False              # players: the order of the chosen players matters
     nullable: bool = False             # player or none: 'none' when no player qualifies
     role: Optional[str] = None         # use: the card name chosen cards (or conversions) play as
+    sum_of: Optional[tuple] = None     # (property, expr): the chosen cards' values of it add up to expr
 
 
 @node

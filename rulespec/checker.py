@@ -565,6 +565,17 @@ class Checker:
                            did_you_mean(sel.name, self.properties))
         if p.same is not None and p.distinct is not None:
             self.error(p.span, "a set cannot be both 'same' and 'distinct'")
+        if p.sum_of is not None:
+            prop, target = p.sum_of
+            if prop.name not in self.properties:
+                self.error(prop.span, f"unknown card property '{prop.name}'", did_you_mean(prop.name, self.properties))
+            elif self.properties[prop.name].type != T.INT:
+                self.error(prop.span, f"'sum {prop.name} == ...' adds up a number property; "
+                                      f"'{prop.name}' is {self.properties[prop.name].type}")
+            self.expect(target, self.expr(target, env), T.INT, "the total a set's values must add up to")
+            if p.same is not None or p.distinct is not None:
+                self.error(p.span, "a set with 'sum' cannot also be 'same' or 'distinct'",
+                           "add the condition as a 'require' on the action")
         if p.wild is not None:
             var, cond = p.wild
             self.expect(cond, self.expr(cond, {**env, var: T.CARD}), T.BOOL, "a wild-card condition")

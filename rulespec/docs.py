@@ -219,6 +219,8 @@ class Rulebook:
             text += f", all of the same {words(p.same.name)}"
         if p.distinct is not None:
             text += f", each of a different {words(p.distinct.name)}"
+        if p.sum_of is not None:
+            text += f", whose {words(p.sum_of[0].name)} adds up to {e.expr(p.sum_of[1])}"
         if p.wild is not None:
             text += f"; cards such that {e.expr(p.wild[1])} are wild and may join them"
         return text

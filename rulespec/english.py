@@ -433,7 +433,8 @@ class English:
         if p.kind == "card":
             return f"a card from {self.expr(p.domain)}{cond}"
         size = f" ({self.expr(p.size)} of them)" if p.size is not None else ""
-        return f"cards from {self.expr(p.domain)}{size}"
+        total = f" whose {words(p.sum_of[0].name)} adds up to {self.expr(p.sum_of[1])}" if p.sum_of is not None else ""
+        return f"cards from {self.expr(p.domain)}{size}{total}"
 
     def _s_Prevent(self, s):
         return ["Prevent the event: nothing more happens for it."]

@@ -298,7 +298,7 @@ class _ToAst(Transformer_NonRecursive):
         return lambda name, span: A.ActionParam(name, "use", c[1], c[2], None, None, span, role=unquote(c[0]))
 
     def _selectors(self, name: str, span, sels_in) -> dict:
-        sels = {"size": None, "same": None, "distinct": None, "wild": None, "ordered": None}
+        sels = {"size": None, "same": None, "distinct": None, "wild": None, "ordered": None, "sum": None}
         for sel in sels_in:
             if sels[sel[0]] is not None:
                 self.problems.append((f"parameter '{name}' has a second '{sel[0]}'", span, "give it once"))
@@ -311,13 +311,13 @@ class _ToAst(Transformer_NonRecursive):
             if sels["ordered"] is not None:
                 self.problems.append(("'ordered' goes with a players choice, not with cards", span, None))
             return A.ActionParam(name, "cards", c[0], None, sels["size"], sels["same"], span,
-                                 sels["distinct"], sels["wild"])
+                                 sels["distinct"], sels["wild"], sum_of=sels["sum"])
         return make
 
     def players_spec(self, meta, c):
         def make(name, span):
             sels = self._selectors(name, span, c[1:])
-            for bad in ("same", "distinct", "wild"):
+            for bad in ("same", "distinct", "wild", "sum"):
                 if sels[bad] is not None:
                     self.problems.append((f"'{bad}' goes with cards, not with a players choice", span, None))
             return A.ActionParam(name, "players", c[0], None, sels["size"], None, span,
@@ -421,6 +421,9 @@ class _ToAst(Transformer_NonRecursive):
 
     def distinct_sel(self, meta, c):
         return ("distinct", _ident(c[0]))
+
+    def sum_sel(self, meta, c):
+        return ("sum", (_ident(c[0]), c[1]))
 
     def wild_sel(self, meta, c):
         return ("wild", (str(c[0]), c[1]))

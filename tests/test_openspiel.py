@@ -33,6 +33,7 @@ def _random_play(state, rng, steps):
     ("games/crazy_eights.rules", 4, 2, {}),
     ("games/euchre.rules", 4, 2, {"target": 5}),  # two whole games to 5 points
     ("games/hearts.rules", 4, 1, {}),  # ~3 s: a whole game to 100 points
+    ("games/holdem.rules", 4, 2, {"max_hands": 5}),  # random players go all in: a few hands each
     ("games/president.rules", 4, 1, {}),  # a whole game of 5 hands
     ("games/scopa.rules", 2, 2, {}),  # two whole games to 11
     ("games/sanguosha.rules", 6, 1, {}),  # ~15 s: 6 players' observations at every step

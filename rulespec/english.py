@@ -375,18 +375,23 @@ class English:
         return [f"Play {self.expr(s.cards)} into {self.expr(s.dest)}{by}."]
 
     def _s_If(self, s):
+        blocks = [self.block(blk) for _, blk in s.branches]
+        other = self.block(s.else_) if s.else_ is not None else []
+        if not any(blocks) and not other:
+            return []  # only log lines in every branch: nothing a rule does
         out: list = []
-        for i, (cond, blk) in enumerate(s.branches):
+        for i, ((cond, _), said) in enumerate(zip(s.branches, blocks)):
             lead = "If" if i == 0 else "Otherwise, if"
             out.append(f"{lead} {self.expr(cond)}:")
-            out.append(self.block(blk) or ["nothing happens."])
+            out.append(said or ["nothing happens."])
         if s.else_ is not None:
             out.append("Otherwise:")
-            out.append(self.block(s.else_) or ["nothing happens."])
+            out.append(other or ["nothing happens."])
         return out
 
     def _s_For(self, s):
-        return [f"For each {words(s.var)} in {self.expr(s.iterable)}:", self.block(s.body) or ["nothing happens."]]
+        body = self.block(s.body)
+        return [f"For each {words(s.var)} in {self.expr(s.iterable)}:", body] if body else []
 
     def _s_EndGame(self, s):
         if s.winners is None:

@@ -28,6 +28,8 @@ RULES = Path(__file__).resolve().parent.parent / "games" / "cribbage.rules"
 GAME = interpreter.load(RULES)
 PROG = GAME.prog
 HAND, CRIB, STOCK = PROG.zone_base["hand"], PROG.zone_base["crib"], PROG.zone_base["stock"]
+SERIES = PROG.zone_base["series"]
+NAMES = PROG.card_names
 RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13, **{str(i): i for i in range(2, 11)}}
 
 
@@ -82,15 +84,25 @@ def pegging_score(series: list) -> int:
 PLAYS = re.compile(r"^(P\d) plays (.+): (\d+)$")
 PEGS = re.compile(r"^(P\d) pegs (\d+) for (.+) \((\d+) points\)$")
 SHOWS = re.compile(r"^(P\d) shows (.+) with the starter (.+): (\d+)$")
+DEALS = re.compile(r"^(P\d) deals$")
 
 
-def check_log(lines: list[str], target: int) -> dict:
+def check_log(lines: list[str], target: int, players: int) -> dict:
     """Recount every score of a finished game from its log; returns what was seen."""
     seen = {"shows": 0, "plays": 0, "gos": 0}
     points: dict[str, int] = {}
     series: list = []
     expect_peg: tuple[str, int] | None = None  # points the last card must score, not yet all logged
     crib_next = False
+    dealer, shown = None, []
+
+    def check_show_order():
+        # the non-dealers clockwise from the dealer's left, then the dealer's hand, then the crib
+        # (a prefix of it when the game ended in the show)
+        if dealer is not None:
+            d = int(dealer[1:]) - 1
+            order = [f"P{(d + k) % players + 1}" for k in range(1, players + 1)] + [dealer]
+            assert shown == order[:len(shown)], (dealer, shown)
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -101,7 +113,10 @@ def check_log(lines: list[str], target: int) -> dict:
             if "crib is revealed" in line:
                 crib_next = True
             continue
-        if m := PLAYS.match(line):
+        if m := DEALS.match(line):
+            check_show_order()
+            dealer, shown = m.group(1), []
+        elif m := PLAYS.match(line):
             who, name, total = m.group(1), m.group(2), int(m.group(3))
             series.append(card(name))
             assert total == sum(value(c) for c in series) <= 31, (line, series)
@@ -127,11 +142,9 @@ def check_log(lines: list[str], target: int) -> dict:
             assert len(hand) == 4, line
             assert n == show_score([card(c) for c in hand], starter, crib_next), (line, crib_next)
             crib_next = False
+            shown.append(who)
             seen["shows"] += 1
-        elif " says go" in line:
-            # the cards still in the count plus any card of the hand would pass 31: checked by
-            # the rules' invariant and require; here only count them.
-            pass
+    check_show_order()
     return seen
 
 
@@ -155,7 +168,7 @@ def test_random_games_keep_every_property(players, seed):
     assert report.ok, report.describe()
     assert report.terminal
     check_the_end(report.state, target)
-    check_log(report.state.log_lines(), target)
+    check_log(report.state.log_lines(), target, players)
 
 
 @pytest.mark.parametrize("players", [2, 3])
@@ -172,15 +185,20 @@ def test_the_deal(players):
 def test_every_score_matches_a_model_of_the_rules():
     """Many unchecked random games, every pegging and show score recounted from the log."""
     seen = {"shows": 0, "plays": 0, "gos": 0}
-    for seed in range(6):
+    for seed in range(12):
         s = GAME.new_state(players=2 + seed % 2, seed=seed)
         rng = random.Random(seed)
         while not s.is_terminal():
-            s.apply(rng.choice(s.legal_actions()))
+            legal = s.legal_actions()
+            if s.phase == "play":  # go exactly when no card of the hand keeps the count to 31
+                total = sum(value(card(NAMES[c])) for c in s.zones[SERIES])
+                fits = [c for c in s.zones[HAND + s.current_player] if total + value(card(NAMES[c])) <= 31]
+                assert sorted(a.text for a in legal) == (sorted(f"play {NAMES[c]}" for c in fits) or ["go"])
+            s.apply(rng.choice(legal))
         check_the_end(s, 121)
-        for k, v in check_log(s.log_lines(), 121).items():
+        for k, v in check_log(s.log_lines(), 121, s.n).items():
             seen[k] += v
-    assert seen["shows"] > 150 and seen["plays"] > 500 and seen["gos"] > 100, seen
+    assert seen["shows"] > 300 and seen["plays"] > 1000 and seen["gos"] > 200, seen
 
 
 def test_the_model_itself():

@@ -41,6 +41,8 @@ import builtins
 import marshal
 import operator
 import types
+from itertools import combinations
+from math import comb
 from typing import Callable, Optional
 
 
@@ -199,6 +201,23 @@ def _random(st, xs, site):
     return xs[Rng.below(st, len(xs))]
 
 
+MAX_SUBSETS = 1 << 16  # subsets()/combinations() lists at most this many (a rules error past it)
+
+
+def _subsets(xs: list, k, site) -> list:
+    """subsets(xs) (k None: every size, smallest first) or combinations(xs, k), as lists."""
+    n = len(xs)
+    if k is None:
+        if n > 16:
+            _fail(site, f"subsets() of {n} items would list {2 ** n:,} subsets (at most {MAX_SUBSETS:,}: "
+                        f"16 items)")
+        return [list(c) for r in range(n + 1) for c in combinations(xs, r)]
+    if k < 0 or comb(n, k) > MAX_SUBSETS:
+        _fail(site, f"combinations() of {n} items, {k} at a time: " +
+              ("a size cannot be negative" if k < 0 else f"{comb(n, k):,} lists (at most {MAX_SUBSETS:,})"))
+    return [list(c) for c in combinations(xs, k)]
+
+
 def _extreme(values: list, kind: str, site):
     if not values:
         _fail(site, f"'{kind}' over an empty list")
@@ -218,7 +237,7 @@ def _best_checked(pairs: list, better, kind: str, site):
 _HELPERS = {f.__name__: f for f in (
     _bounded_range, _players_after, _players_from, _best, _tagged, _prop, _play_field, _record_field,
     _entry_field, _entry_data, _player_index, _item, _range, _negate, _div, _mod, _revealed, _random,
-    _extreme, _best_checked)}
+    _extreme, _best_checked, _subsets)}
 _ORDER = {"<": "_lt", "<=": "_le", ">": "_gt", ">=": "_ge"}
 _HELPERS.update({name: _ordered(op, getattr(operator, name[1:])) for op, name in _ORDER.items()})
 _ARITHMETIC = {"+": "_add", "-": "_sub", "*": "_mul"}
@@ -770,6 +789,9 @@ class _Gen:
             return f"list(dict.fromkeys({self.expr(args[0], 'view')}))"
         if f == "reversed":
             return f"{self.expr(args[0], 'view')}[::-1]"
+        if f in ("subsets", "combinations"):
+            size = self.expr(args[1]) if f == "combinations" else "None"
+            return f"_subsets({self.expr(args[0], 'view')}, {size}, {self.site(e)})"
         if f == "random":
             assert self.checked, "random() is only ever evaluated once, in the checked version"
             return f"_random(st, {self.expr(args[0], 'view')}, {self.site(e)})"

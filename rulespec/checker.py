@@ -82,6 +82,8 @@ BUILTIN_FUNCS = {
     "tagged": "whether a stack entry's effect carries a tag (or is that effect)",
     "reversed": "a list in the opposite order",
     "revealed": "whether a card's face is shown to every player",
+    "subsets": "every subset of a list (the empty one and the whole list too), smallest first",
+    "combinations": "every subset of a list with exactly k items, in the list's order",
 }
 
 
@@ -1283,6 +1285,15 @@ class Checker:
             if arity(1):
                 self.expect(e.args[0], args[0], T.CARD, "the argument of 'revealed'")
             return T.BOOL
+        if f in ("subsets", "combinations"):
+            if not arity(1 if f == "subsets" else 2):
+                return T.ANY
+            if f == "combinations":
+                self.expect(e.args[1], args[1], T.INT, "the size of the combinations")
+            if not T.is_list(args[0]) and args[0] != T.ANY:
+                self.error(e.args[0].span, f"'{f}' needs a list, not {args[0]}")
+                return T.ANY
+            return T.list_of(T.CARDS if args[0].name == "zone" else args[0])
         if f in ("count", "sorted", "distinct", "random"):
             if not arity(1):
                 return T.ANY

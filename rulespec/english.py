@@ -233,6 +233,8 @@ class English:
             "cards": lambda: f"the cards in {args[0]}",
             "tagged": lambda: f"{args[0]} is a {e.args[1].value if isinstance(e.args[1], A.StrLit) else args[1]} effect",
             "reversed": lambda: f"{args[0]}, in reverse order",
+            "subsets": lambda: f"every subset of {args[0]}",
+            "combinations": lambda: f"every set of {args[1]} of {args[0]}",
             "revealed": lambda: f"{args[0]} is face up for everyone",
         }
         if f in table:

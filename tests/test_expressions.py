@@ -60,6 +60,35 @@ def run(setup: str, defs: str = "", checked_only: bool = False):
     return lambda name: st.vars[g.prog.var_index[name]]
 
 
+# ====================================================================== subsets
+@pytest.mark.parametrize("checked_only", [False, True], ids=["fast", "checked"])
+def test_subsets_and_combinations_list_every_subset_in_the_list_order(checked_only):
+    read = run("""got = collect s in subsets([3, 1, 2]): sum x in s: x
+    out = count s in subsets([5, 5, 10, 1, 4]) where (sum x in s: x) == 15
+    held = first s in combinations(cards(deck), 2) where s[0].value != s[1].value
+    big = count(combinations(cards(deck), 0)) * 100 + count(combinations(cards(deck), 5))""", checked_only=checked_only)
+    assert read("got") == [0, 3, 1, 2, 4, 5, 3, 6]  # [], [3], [1], [2], [3,1], [3,2], [1,2], [3,1,2]
+    assert read("out") == 4  # 5+10 twice, 10+1+4, 5+5+1+4
+    assert len(read("held")) == 2
+    assert read("big") == 100  # one empty combination; none of 5 from 4 cards
+
+
+def test_subsets_are_checked_and_said_in_the_rulebook():
+    from rulespec.checker import check_text
+    from rulespec.english import English
+    from rulespec.errors import RulesError
+    for stmt, message in [("out = count(subsets(3))", "'subsets' needs a list, not int"),
+                          ("out = count(combinations([1, 2]))", "'combinations' takes 2 argument(s), not 1"),
+                          ("out = count(combinations([1], flag))", "the size of the combinations")]:
+        with pytest.raises(RulesError) as e:
+            check_text(RULES.replace("SETUP", stmt).replace("DEFS", ""), "probe.rules")
+        assert any(message in d.message for d in e.value.diagnostics), [d.message for d in e.value.diagnostics]
+    model = check_text(RULES.replace("SETUP", "got = collect s in combinations([1, 2, 3], 2): count(s)")
+                       .replace("DEFS", ""), "probe.rules")
+    from rulespec.docs import to_markdown
+    assert "every set of 2 of" in to_markdown(model)
+
+
 # ====================================================================== runtime errors
 NONE_INT = "(first x in [1, 2] where x > 5)"      # an int that is none
 NOBODY = "(first x in players where x == next_player(x))"
@@ -89,6 +118,12 @@ ERRORS = [
     ("out = sum x in players: sum y in [0]: cards(bin)[y].value", "index 0 is outside a list of 0", "cards(bin)[y]"),
     ('log "top: {cards(bin)[1]}"', "index 1 is outside a list of 0", "cards(bin)[1]"),
     ("got = collect x in [0, 1, 2]: [4, 5][x]", "index 2 is outside a list of 2", "[4, 5][x]"),
+    ("out = count(subsets(1..17))", "subsets() of 17 items would list 131,072 subsets (at most 65,536: 16 items)",
+     "subsets("),
+    ("out = count(combinations(1..40, 20))", "combinations() of 40 items, 20 at a time: 137,846,528,820 lists "
+     "(at most 65,536)", "combinations("),
+    ("out = count(combinations([1, 2], out - 1))", "combinations() of 2 items, -1 at a time: a size cannot be "
+     "negative", "combinations("),
 ]
 
 

@@ -31,7 +31,7 @@ GAME = interpreter.load(RULES)
 PROG = GAME.prog
 NAMES = PROG.card_names
 INDEX = {n: i for i, n in enumerate(NAMES)}
-HAND, TRICK, SKAT, WON = (PROG.zone_base[z] for z in ("hand", "trick", "skat", "won"))
+HAND, TRICK, SKAT, WON, LAID = (PROG.zone_base[z] for z in ("hand", "trick", "skat", "won", "laid"))
 RANK, SUIT, PTS = PROG.card_props["rank"], PROG.card_props["suit"], PROG.card_props["pts"]
 V = PROG.var_index
 DEALS = 3
@@ -135,10 +135,12 @@ def play_with_oracle(seed: int) -> int:
         if s.phase == "trick" and g is None:  # the first decision of the play: record the game
             d = var(s, "declarer")
             kind, trump = var(s, "kind"), var(s, "trump")
-            twelve = list(s.zones[HAND + d]) + list(s.zones[SKAT])
+            skat = list(s.zones[SKAT]) + list(s.zones[LAID + d])
+            assert len(skat) == 2 and (var(s, "took_skat") or len(s.zones[SKAT]) == 2)
+            twelve = list(s.zones[HAND + d]) + skat
             g = {"declarer": d, "kind": kind, "trump": trump, "level": var(s, "level"),
                  "took_skat": var(s, "took_skat"), "bid": var(s, "high_bid"), "ouvert_null": var(s, "ouvert_null"),
-                 "decl_cards": list(s.zones[SKAT]), "decl_tricks": 0, "tricks": 0}
+                 "decl_cards": skat, "decl_tricks": 0, "tricks": 0}
             assert g["bid"] >= 18 and str(g["bid"]) in {str(b) for b in BIDS}
             if kind != "null_game":
                 g["matadors"] = matadors(twelve, kind, trump)

@@ -38,6 +38,7 @@ def _random_play(state, rng, steps):
     ("games/president.rules", 4, 1, {}),  # a whole game of 5 hands
     ("games/scopa.rules", 2, 2, {}),  # two whole games to 11
     ("games/sanguosha.rules", 6, 1, {}),  # ~15 s: 6 players' observations at every step
+    ("games/skat.rules", 3, 1, {"deals": 3}),  # a match of three deals
     ("games/spades.rules", 4, 1, {}),  # random bids fail: the -200 floor ends the game in a few hands
     # random Uno players draw at will: one hand runs to thousands of decisions, so the games
     # are cut at 400 (truncated: no winner) -- the checks are the same at every step

@@ -23,7 +23,7 @@ GAMES = [("games/blackjack.rules", 4, 100), ("games/charuma.rules", 4, 150), ("g
          ("games/crazy_eights.rules", 4, 150), ("games/cribbage.rules", 2, 400),
          ("games/euchre.rules", 4, 300), ("games/hearts.rules", 4, 700), ("games/holdem.rules", 4, 200),
          ("games/president.rules", 4, 700), ("games/sanguosha.rules", 6, 20), ("games/scopa.rules", 2, 400),
-         ("games/spades.rules", 4, 400), ("games/uno.rules", 4, 150)]
+         ("games/skat.rules", 3, 300), ("games/spades.rules", 4, 400), ("games/uno.rules", 4, 150)]
 IDS = [Path(p).stem for p, _, _ in GAMES]
 
 

@@ -31,6 +31,7 @@ def _random_play(state, rng, steps):
     ("games/chuhan.rules", 2, 2, {}),
     ("games/charuma.rules", 4, 1, {}),
     ("games/crazy_eights.rules", 4, 2, {}),
+    ("games/durak.rules", 4, 1, {}),  # ~1.5 s: a whole game
     ("games/hearts.rules", 4, 1, {}),  # ~3 s: a whole game to 100 points
     ("games/president.rules", 4, 1, {}),  # a whole game of 5 hands
     ("games/scopa.rules", 2, 2, {}),  # two whole games to 11

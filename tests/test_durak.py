@@ -6,8 +6,9 @@ trip, replay, secrecy, and the declared invariants.  On top of them, for this ga
 oracle written here in Python from the rules (not from the rules file) plays along:
   * the deal: 6 cards each, the turned-up card sets trumps (the dealer's last card with 6
     players), and the holder of the lowest trump attacks first;
-  * the defender's legal moves are exactly the oracle's: the cards that beat the attack card
-    (higher of its suit, or a trump on a plain card), and picking up;
+  * the defender's legal moves are exactly the oracle's: the cards that beat an attack card
+    (higher of its suit, or a trump on a plain card), picking up, and with the passing option
+    (Perevodnoy) passing the attack on with a card of the same rank before beating any;
   * a thrower's legal moves are exactly the cards of ranks on the table, while there is room
     (fewer than 6 attack cards, fewer unbeaten cards than the defender holds), and passing;
   * at the end, the durak is the only player holding cards, and everyone else wins.
@@ -51,15 +52,25 @@ def check_the_deal(s, players: int) -> None:
     assert s.vars[DEFENDER] == (first + 1) % players
 
 
-def expected_moves(s) -> set[str]:
+def next_holding(s, p: int) -> int:
+    return next(q % s.n for q in range(p + 1, p + s.n + 1) if s.zones[HAND + q % s.n])
+
+
+def expected_moves(s, passing: bool = False) -> set[str]:
     """The legal actions' texts, from the rules of Durak."""
     me, trump = s.current_player, s.vars[TRUMP]
     hand = s.zones[HAND + me]
     if s.phase == "open_bout":
         return {f"attack with {NAMES[c]}" for c in hand}
     if s.phase == "defend":
-        a = s.zones[ATTACK][-1]
-        return {f"beat with {NAMES[d]}" for d in hand if beats(d, a, trump)} | {"pick up"}
+        attack = s.zones[ATTACK]
+        assert passing or len(attack) == 1
+        moves = {f"beat {NAMES[a]} with {NAMES[d]}" for a in attack for d in hand if beats(d, a, trump)}
+        holding = sum(1 for p in range(s.n) if s.zones[HAND + p])
+        if (passing and not s.zones[BEATEN] and holding > 2 and len(attack) < 6
+                and len(attack) + 1 <= len(s.zones[HAND + next_holding(s, me)])):
+            moves |= {f"pass the attack on with {NAMES[c]}" for c in hand if RANK[c] == RANK[attack[0]]}
+        return moves | {"pick up"}
     assert s.phase == "throw_in"
     table = s.zones[ATTACK] + s.zones[BEATEN] + s.zones[COVER]
     ranks = {RANK[c] for c in table}
@@ -82,24 +93,38 @@ def check_the_end(s) -> None:
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_random_games_keep_every_property(players):
-    for seed in range(2):
+    for seed in range(2 if players <= 4 else 1):
         report = play_checked(GAME, players, seed, agent_seed=seed, chooser=CHOOSERS["random"], max_steps=5000)
         assert report.ok, report.describe()
         assert report.terminal
         check_the_end(report.state)
 
 
+@pytest.mark.parametrize("players", [3, 6])
+def test_random_games_with_passing_keep_every_property(players):
+    report = play_checked(GAME, players, 7, {"passing": True}, agent_seed=7, chooser=CHOOSERS["random"],
+                          max_steps=5000)
+    assert report.ok, report.describe()
+    assert report.terminal
+    check_the_end(report.state)
+
+
+@pytest.mark.parametrize("passing", [False, True], ids=["podkidnoy", "perevodnoy"])
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
-def test_the_legal_moves_are_the_oracles(players):
-    for seed in range(3):
-        s = GAME.new_state(players=players, seed=100 + seed)
+def test_the_legal_moves_are_the_oracles(players, passing):
+    passes = 0
+    for seed in range(2):
+        s = GAME.new_state(players=players, seed=100 + seed, options={"passing": passing})
         check_the_deal(s, players)
         rng = random.Random(seed)
         steps = 0
         while not s.is_terminal():
             legal = s.legal_actions()
-            assert {a.text for a in legal} == expected_moves(s), (seed, steps, s.phase)
-            s.apply(rng.choice(legal))
+            assert {a.text for a in legal} == expected_moves(s, passing), (seed, steps, s.phase)
+            action = rng.choice(legal)
+            passes += action.text.startswith("pass the attack on")
+            s.apply(action)
             steps += 1
             assert steps < 5000
         check_the_end(s)
+    assert passes > 0 if passing and players > 2 else passes == 0

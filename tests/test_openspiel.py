@@ -32,6 +32,7 @@ def _random_play(state, rng, steps):
     ("games/charuma.rules", 4, 1, {}),
     ("games/crazy_eights.rules", 4, 2, {}),
     ("games/cribbage.rules", 2, 2, {"target": 61}),  # ~0.7 s: two short games to 61
+    ("games/durak.rules", 4, 1, {}),  # ~1.5 s: a whole game
     ("games/euchre.rules", 4, 2, {"target": 5}),  # two whole games to 5 points
     ("games/hearts.rules", 4, 1, {}),  # ~3 s: a whole game to 100 points
     ("games/holdem.rules", 4, 2, {"max_hands": 5}),  # random players go all in: a few hands each

@@ -515,6 +515,8 @@ def counterfactual_check(game, players: int, seed: int, options: Optional[dict],
                 if len(verdict.reasons) < 5:
                     verdict.reasons.append(f"cut {cut}: after {k} decisions '{text}' is not legal in the re-deal")
                 break
+            # a rival's action may name cards v never saw: kept to try the corresponding one (below)
+            before = (w.clone(), list(sig)) if w.current_player != viewer else None
             try:
                 w.apply(text)
             except EngineError as e:
@@ -522,8 +524,51 @@ def counterfactual_check(game, players: int, seed: int, options: Optional[dict],
                 if len(verdict.reasons) < 5:
                     verdict.reasons.append(f"cut {cut}: after {k} decisions, applying '{text}': {e}")
                 break
-            verdict.realigned += _realign(layouts[k + 1], w, sig, names, set_zones)
+            step = _realign(layouts[k + 1], w, sig, names, set_zones)
+            if step == _OUT_OF_STEP and before is not None:
+                found = _corresponding_action(before, text, layouts[k + 1], views[k + 1], viewer, log_from,
+                                              names, set_zones)
+                if found is not None:
+                    w, sig = found
+                    step = 1
+            if step == _OUT_OF_STEP:  # the worlds really differ here: follow the places from now on
+                _follow_places(layouts[k + 1], w, sig)
+                step = 1
+            verdict.realigned += step
     return verdict
+
+
+def _corresponding_action(before: tuple, text: str, layout, view_after, viewer: int, log_from: int,
+                          names: list, set_zones: list):
+    """(W' state, sig) after the rival's action in W' that does to W' what `text` did to W, or None.
+
+    An action's text names cards by name.  Where the rival's choice names a card v never saw
+    (a face-down discard), W' may hold that very card elsewhere in the rival's hand (the re-deal
+    put it there) and `text` takes it from there: the same name, another place, and every card
+    after it shifts -- a world in which later shuffles deal other cards than W's, though nothing
+    v saw differs.  The rival could as well have made the choice that takes the card in W's
+    place: that action is tried (same action, another filling) and kept when it leaves W' in
+    step with W and v's view after it is W's."""
+    w0, sig0 = before
+    acts = w0.legal_actions()
+    lit = next((a for a in acts if a.text == text), None)
+    if lit is None:
+        return None
+    for a in acts:
+        if a.name != lit.name or a.text == text:
+            continue
+        c = w0.clone()
+        try:
+            c.apply(a.text)
+        except EngineError:
+            continue
+        s = list(sig0)
+        if _realign(layout, c, s, names, set_zones) == _OUT_OF_STEP:
+            continue
+        if _view(c, viewer, log_from) != tuple(view_after):
+            continue
+        return c, s
+    return None
 
 
 def _in_play(start, moved: list) -> list:
@@ -551,8 +596,10 @@ def _realign(layout: list, w, sig: list, names: list, set_zones: list) -> int:
     so the two copies simply swap roles in `sig` (`names` holds what makes cards alike).  (2) Order in a set zone: taking a card from another place in
     a hand shifts the cards after it.  A set zone has no order in the rules, but the engine
     keeps one (moving the hand onto a pile later keeps it), so W's order is restored in W'.
-    Anything else (the rules moved other cards: they read a card v has not seen) stays as it
-    is, and `sig` follows the places from here on."""
+    Anything else (the rules moved other cards: they read a card v has not seen, or a rival's
+    action named a card v never saw that lies elsewhere in W') is left to the caller: 0 in
+    step, 1 put back in step, _OUT_OF_STEP otherwise (see _corresponding_action, and
+    _follow_places when nothing puts W' back in step)."""
     zones = w.zones
     if all(len(a) == len(b) and all(sig[x] == y for x, y in zip(a, b)) for a, b in zip(layout, zones)):
         return 0
@@ -570,7 +617,7 @@ def _realign(layout: list, w, sig: list, names: list, set_zones: list) -> int:
             x1, x2 = xs.pop(), others.pop()
             sig[x1], sig[x2] = sig[x2], sig[x1]
     # (2) the right cards in a set zone, in another order: restore W's order
-    rebase = False
+    apart = False
     for zi, (a, b) in enumerate(zip(layout, zones)):
         want = [sig[x] for x in a]
         if want == b:
@@ -578,13 +625,19 @@ def _realign(layout: list, w, sig: list, names: list, set_zones: list) -> int:
         if set_zones[zi] and len(want) == len(b) and sorted(want) == sorted(b):
             zones[zi][:] = want
         else:
-            rebase = True
-    if rebase:  # the worlds really differ here: follow the places from now on
-        for a, b in zip(layout, zones):
-            if len(a) == len(b):
-                for x, y in zip(a, b):
-                    sig[x] = y
-    return 1
+            apart = True
+    return _OUT_OF_STEP if apart else 1
+
+
+_OUT_OF_STEP = 2  # _realign: W' could not be put back in step
+
+
+def _follow_places(layout: list, w, sig: list) -> None:
+    """The worlds really differ: `sig` follows the places from here on."""
+    for a, b in zip(layout, w.zones):
+        if len(a) == len(b):
+            for x, y in zip(a, b):
+                sig[x] = y
 
 
 def _position(start, sigma: dict) -> dict:

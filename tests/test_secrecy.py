@@ -35,6 +35,7 @@ PLANTED = str(ROOT / "tests" / "rules" / "secrecy_planted.rules")
 WINDOW = str(ROOT / "tests" / "rules" / "secrecy_window.rules")
 GUESS = str(ROOT / "tests" / "rules" / "secrecy_guess.rules")
 ANNOUNCE = str(ROOT / "tests" / "rules" / "secrecy_announce.rules")
+DISCARD = str(ROOT / "tests" / "rules" / "secrecy_discard.rules")
 CHECK = S.CHECK
 
 # Found by `rulespec fuzz games/chuhan.rules --games 12` (game #6, seed 6, viewer P2), shrunk
@@ -175,6 +176,24 @@ def test_the_rulebook_says_what_everyone_is_told():
     from rulespec.docs import to_markdown
     text = to_markdown(interpreter.load(ANNOUNCE).model)
     assert "Everyone is told “{q} holds a Five”" in text, text
+
+
+# ====================================================================== 2c. a rival's hidden choice
+def test_a_face_down_choice_is_replayed_as_the_choice_that_takes_the_card_in_its_place():
+    """A re-deal can put the card P1 discarded elsewhere in P1's hand; the recorded text would
+    then take it from there, shift the hand, and the reshuffle would turn up another card -- a
+    false leak.  The check replays the choice that takes the card in W's place instead."""
+    game = interpreter.load(DISCARD)
+    corresponded = 0
+    for seed in range(40):
+        st = game.new_state(players=2, seed=seed)
+        names = st.prog.card_names
+        hand = list(st.zones[st.prog.zone_base["hand"]])
+        for c in hand:  # each of P1's three choices
+            v = S.counterfactual_check(game, 2, seed, {}, [f"discard {names[c]}"], viewer=1, cuts=[1])
+            assert v.ok, (seed, names[c], v.leak)
+            corresponded += v.realigned
+    assert corresponded > 0  # some worlds needed the corresponding choice
 
 
 # ====================================================================== 3. no false alarms

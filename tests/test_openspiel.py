@@ -31,6 +31,9 @@ def _random_play(state, rng, steps):
     ("games/chuhan.rules", 2, 2, {}),
     ("games/charuma.rules", 4, 1, {}),
     ("games/crazy_eights.rules", 4, 2, {}),
+    # random Gin Rummy players seldom knock: most hands are void, a game runs to thousands of
+    # decisions, so it is cut at 300 (truncated) -- the checks are the same at every step
+    ("games/gin_rummy.rules", 2, 1, {"target": 1, "max_decisions": 300}),
     ("games/hearts.rules", 4, 1, {}),  # ~3 s: a whole game to 100 points
     ("games/president.rules", 4, 1, {}),  # a whole game of 5 hands
     ("games/scopa.rules", 2, 2, {}),  # two whole games to 11

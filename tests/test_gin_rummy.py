@@ -157,8 +157,9 @@ def test_the_oracle_agrees_on_simple_hands():
     assert least_deadwood([by_name[n] for n in ("Q of spades", "K of spades", "A of spades")]) == 21
 
 
-# Seed 0's game has a gin, seed 11's two undercuts, seed 10's a shutout (short: two hands).
-@pytest.mark.parametrize("seed", [0, 11, 10])
+# Seed 0's game has a gin, seed 11's two undercuts, seed 10's a shutout (short: two hands), 14 and 19
+# an undercut each.
+@pytest.mark.parametrize("seed", [0, 11, 10, 14, 19])
 def test_the_oracle_agrees_on_every_decision(seed):
     play_with_oracle(seed)
 

@@ -34,6 +34,9 @@ def _random_play(state, rng, steps):
     ("games/cribbage.rules", 2, 2, {"target": 61}),  # ~0.7 s: two short games to 61
     ("games/durak.rules", 4, 1, {}),  # ~1.5 s: a whole game
     ("games/euchre.rules", 4, 2, {"target": 5}),  # two whole games to 5 points
+    # random Gin Rummy players seldom knock: most hands are void, a game runs to thousands of
+    # decisions, so it is cut at 300 (truncated) -- the checks are the same at every step
+    ("games/gin_rummy.rules", 2, 1, {"target": 1, "max_decisions": 300}),
     ("games/hearts.rules", 4, 1, {}),  # ~3 s: a whole game to 100 points
     ("games/holdem.rules", 4, 2, {"max_hands": 5}),  # random players go all in: a few hands each
     ("games/president.rules", 4, 1, {}),  # a whole game of 5 hands

@@ -10,6 +10,7 @@ not a legal action, and the legal ones are listed.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Optional
 
 from .actions import (ability_bases, action_text, candidates, failing_precondition, failing_requirement,
@@ -57,7 +58,8 @@ def explain_illegal(st, text: str) -> str:
                 why = msg or f"it needs 'require {_source(st, r.cond.span)}'"
                 return f"'{text}' is illegal for {who} now: {why} ({prog.path}:{r.span.line})"
             for env in candidates(prog, act, st, st.active, base):
-                if action_text(prog, act, st, env) == text:
+                written = action_text(prog, act, st, env)
+                if written == text or (" + " in text and same_cards(written.split(" + "), text.split(" + "))):
                     failed = failing_requirement(act, st, env)
                     if failed is not None:
                         msg, r = failed
@@ -111,7 +113,8 @@ def _pattern(template: str):
     """A regular expression for the texts a template can produce, and its number of fixed characters."""
     parts = re.split(r"\{[^{}]*\}", template)
     fixed = sum(len(p) for p in parts)
-    return re.compile("^" + "(.+?)".join(re.escape(p) for p in parts) + r"( #\d+)?$", re.S), fixed
+    # a hole may write nothing ("declare null{if o then \" ouvert\" else \"\"}")
+    return re.compile("^" + "(.*?)".join(re.escape(p) for p in parts) + r"( #\d+)?$", re.S), fixed
 
 
 def _fits_any(st, names: list, text: str) -> bool:
@@ -132,3 +135,30 @@ def _meant(st, names: list, text: str) -> Optional[object]:
 def _source(st, span) -> str:
     from rulespec.graph import source_text
     return source_text(st.game.model.source, span)
+
+
+# ---------------------------------------------------------------------- texts written by hand
+def match_action(text: str, legal: list) -> Optional[str]:
+    """The legal action `text` names: the exact text, or the same cards after ' + ' in another order."""
+    if text in legal:
+        return text
+    parts = text.split(" + ")
+    if len(parts) < 2:
+        return None
+    found = [a for a in legal if same_cards(a.split(" + "), parts)]
+    return found[0] if len(found) == 1 else None
+
+
+def same_cards(a: list, u: list) -> bool:
+    """Two action texts split at ' + ': the same words before the first card, and the same cards
+    (the first one's name and those after ' + ') in any order."""
+    if len(a) != len(u):
+        return False
+    first = a[0]
+    for i, ch in enumerate(first):
+        if ch == " ":
+            prefix = first[:i + 1]
+            if u[0].startswith(prefix) and \
+                    Counter([first[i + 1:]] + a[1:]) == Counter([u[0][len(prefix):]] + u[1:]):
+                return True
+    return False

@@ -178,6 +178,7 @@ from rulespec.diagnostics import RulesError, did_you_mean
 
 from .compiler import player_name
 from .errors import EngineError, IllegalActionError
+from .explain import match_action
 from .machine import idle_secret_ask
 from .state import CHECK, ENTER
 
@@ -854,7 +855,7 @@ class _Steps:
     def resolve(self, node: yaml.Node) -> str:
         """The legal action text written at node (cards after ' + ' in any order), or a failure."""
         text = self.action_text(node)
-        found = _match_action(text, self.legal_now(node))
+        found = match_action(text, self.legal_now(node))
         if found is None:
             self.fail(node, self.st.explain_illegal(text))
         return found
@@ -877,7 +878,7 @@ class _Steps:
     def illegal(self, node: yaml.Node, because: Optional[str]):
         text = self.action_text(node)
         st = self.st
-        found = _match_action(text, self.legal_now(node))
+        found = match_action(text, self.legal_now(node))
         if found is not None:
             self.fail(node, f"expected '{text}' to be illegal, but it is legal for {player_name(st.active)} in phase '{st.phase}'")
         before = st.to_json()
@@ -1246,30 +1247,6 @@ def entries_node(node: yaml.Node, p: int) -> yaml.Node:
             if isinstance(k, yaml.ScalarNode) and k.value.strip().upper() == player_name(p):
                 return v
     return node
-
-
-def _match_action(text: str, legal: list) -> Optional[str]:
-    """The legal action `text` names: the exact text, or the same cards after ' + ' in another order."""
-    if text in legal:
-        return text
-    parts = text.split(" + ")
-    if len(parts) < 2:
-        return None
-    found = [a for a in legal if _same_cards(a.split(" + "), parts)]
-    return found[0] if len(found) == 1 else None
-
-
-def _same_cards(a: list, u: list) -> bool:
-    if len(a) != len(u):
-        return False
-    first = a[0]
-    for i, ch in enumerate(first):
-        if ch == " ":
-            prefix = first[:i + 1]
-            if u[0].startswith(prefix) and \
-                    Counter([first[i + 1:]] + a[1:]) == Counter([u[0][len(prefix):]] + u[1:]):
-                return True
-    return False
 
 
 # ---------------------------------------------------------------------- entry points

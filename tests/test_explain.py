@@ -56,3 +56,37 @@ def test_a_response_outside_a_window_is_explained_as_such(tmp_path):
     st = lab.new_state(players=3, seed=0, options={"c1": 1})
     with pytest.raises(IllegalActionError, match="no response window is open"):
         st.apply("counter Counter")
+
+
+PAIR = """game "Pair" { players 2..2 start go cards start in deck }
+property v: int
+card "A" { v: 1 }
+card "B" { v: 2 }
+card "C" { v: 3 }
+zone deck: pile hidden
+zone hand[player]: set owner
+zone pile: pile public
+var n: int = 0
+action pair(cs: cards from hand[active] size 2) {
+  text "pair {cs}"
+  require (sum c in cs: c.v) > 3 else "the pair must add up to more than 3"
+  effect { move cs to pile
+           n += 1 }
+}
+phase go {
+  enter { move deck to hand[active] }
+  actions pair
+  end when n > 0
+  next done
+}
+phase done { enter { end game } }
+"""
+
+
+def test_the_explanation_is_found_whatever_order_the_cards_are_written_in():
+    st = load_text(PAIR).new_state(players=2)
+    for text in ("pair A + B", "pair B + A"):  # the engine writes the first
+        with pytest.raises(IllegalActionError, match="the pair must add up to more than 3"):
+            st.apply(text)
+    st.apply("pair A + C")
+    assert st.is_terminal()

@@ -835,6 +835,20 @@ class _Gen:
             call, recipe = body, ("fn", body.__name__)
         return f"{self.bind(call, recipe)}({', '.join(['st'] + args)})"
 
+    def _LetExpr(self, e, mode):
+        value = self.expr(e.value, "list" if self.type_of(e.value).name == "zone" else "value")
+        q = self.fresh("q")
+        outer = self.scope.get(e.var)
+        self.scope[e.var] = q
+        try:
+            body = self.expr(e.body, mode)
+        finally:
+            if outer is None:
+                del self.scope[e.var]
+            else:
+                self.scope[e.var] = outer
+        return f"(lambda {q}: {body})({value})"  # a function's argument: the value is worked out once
+
     def _Quant(self, e, mode):
         dom = self.expr(e.domain, "iter")
         q = self.fresh("q")

@@ -159,6 +159,15 @@ class IfExpr(Expr):
 
 
 @node
+class LetExpr(Expr):
+    """``let x = VALUE: BODY`` -- BODY with x standing for VALUE (worked out once)."""
+    var: str
+    value: Expr
+    body: Expr
+    span: Span
+
+
+@node
 class Quant(Expr):
     """``any|all|count|sum|max|min|first|collect|argmax|argmin x in D [where C] [: E] [ties last]``"""
     kind: str

@@ -1111,6 +1111,9 @@ class Checker:
             return T.unify(a, b)
         if isinstance(e, A.Quant):
             return self._quant(e, env)
+        if isinstance(e, A.LetExpr):
+            t = self.expr(e.value, env)
+            return self.expr(e.body, {**env, e.var: T.CARDS if t.name == "zone" else t})
         self.error(e.span, "unsupported expression")
         return T.ANY
 

@@ -77,7 +77,7 @@ class English:
             return CMP if self._negated_clause(e.operand) is not None else NOT
         if isinstance(e, A.Range):
             return RANGE
-        if isinstance(e, A.IfExpr):
+        if isinstance(e, (A.IfExpr, A.LetExpr)):
             return COMMA
         if isinstance(e, A.ListLit):
             if len(e.items) == 1:
@@ -284,6 +284,9 @@ class English:
     def _IfExpr(self, e):
         # the else branch may be another "y if c, otherwise z": it reads like "else if"
         return f"{self.sub(e.then, OR)} if {self.sub(e.cond, OPEN)}, otherwise {self.expr(e.else_)}"
+
+    def _LetExpr(self, e):
+        return f"{self.sub(e.body, OR)}, where {words(e.var)} is {self.sub(e.value, OR)}"
 
     def _Quant(self, e):
         k = e.kind

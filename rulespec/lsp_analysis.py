@@ -760,6 +760,8 @@ class Index:
             self.bind(n.var, self._name_after("for", n.var, n.span), top, "a loop variable")
         elif t is A.Quant:
             self.bind(n.var, self._name_after(None, n.var, n.span), top, f"the variable of '{n.kind}'")
+        elif t is A.LetExpr:
+            self.bind(n.var, self._name_after("let", n.var, n.span), top, "a local (let)")
         elif t is A.TriggerDecl and n.for_var:
             self.bind(n.for_var, self._name_after("for", n.for_var, n.span), top, "the trigger's player")
         elif t is A.ScoreClause:

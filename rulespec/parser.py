@@ -203,6 +203,9 @@ class _ToAst(Transformer_NonRecursive):
     def if_expr(self, meta, c):
         return A.IfExpr(c[0], c[1], c[2], _span_of_meta(meta))
 
+    def let_expr(self, meta, c):
+        return A.LetExpr(str(c[0]), c[1], c[2], _span_of_meta(meta))
+
     def quant(self, meta, c):
         kind, var, domain, where, body, ties = c
         return A.Quant(str(kind), str(var), domain, where, body, ties is not None, _span_of_meta(meta))

@@ -89,6 +89,35 @@ def test_subsets_are_checked_and_said_in_the_rulebook():
     assert "every set of 2 of" in to_markdown(model)
 
 
+# ====================================================================== let
+@pytest.mark.parametrize("checked_only", [False, True], ids=["fast", "checked"])
+def test_let_names_a_value_once_and_shadows_like_a_quantifier(checked_only):
+    read = run("""move deck to hand[active]
+    out = let x = 3: let y = x * 2: x + y
+    big = twice(4) + (let x = 10: sum x in [1, 2]: x) + 100 * (let x = 10: x)
+    got = collect x in [1, 2]: let y = x * 10: y + x
+    held = let cs = hand[active]: collect c in cs where c.value == 1: c""",
+               defs="def twice(n: int): int = let m = n * 2: m + m", checked_only=checked_only)
+    assert read("out") == 9
+    assert read("big") == 16 + 3 + 1000  # the quantifier's x shadows the let's
+    assert read("got") == [11, 22]
+    assert len(read("held")) == 2  # the two A cards
+
+
+def test_let_is_checked_said_in_the_rulebook_and_its_name_stays_inside():
+    from rulespec.checker import check_text
+    from rulespec.docs import to_markdown
+    from rulespec.errors import RulesError
+    with pytest.raises(RulesError) as e:
+        check_text(RULES.replace("SETUP", "out = (let x = 3: x) + x").replace("DEFS", ""), "probe.rules")
+    assert any("unknown name 'x'" in d.message for d in e.value.diagnostics), [d.message for d in e.value.diagnostics]
+    with pytest.raises(RulesError) as e:
+        check_text(RULES.replace("SETUP", "out = let x = 3: x == 3").replace("DEFS", ""), "probe.rules")
+    assert e.value.diagnostics
+    model = check_text(RULES.replace("SETUP", "out = let x = count(deck): x * 2").replace("DEFS", ""), "probe.rules")
+    assert "x times 2, where x is the number of cards in the deck" in to_markdown(model)
+
+
 # ====================================================================== runtime errors
 NONE_INT = "(first x in [1, 2] where x > 5)"      # an int that is none
 NOBODY = "(first x in players where x == next_player(x))"

@@ -286,7 +286,12 @@ class English:
         return f"{self.sub(e.then, OR)} if {self.sub(e.cond, OPEN)}, otherwise {self.expr(e.else_)}"
 
     def _LetExpr(self, e):
-        return f"{self.sub(e.body, OR)}, where {words(e.var)} is {self.sub(e.value, OR)}"
+        # a chain of lets reads as one list after the body, in the order the names are bound
+        names = []
+        while isinstance(e, A.LetExpr):
+            names.append(f"{words(e.var)} is {self.sub(e.value, OR)}")
+            e = e.body
+        return f"{self.sub(e, OR)}, where " + ", ".join(names)
 
     def _Quant(self, e):
         k = e.kind

@@ -201,6 +201,12 @@ def _random(st, xs, site):
     return xs[Rng.below(st, len(xs))]
 
 
+def _join(a, b, site):
+    if a is None or b is None:
+        _fail(site, "'+' joins texts: none instead of a text")
+    return a + b
+
+
 MAX_SUBSETS = 1 << 16  # subsets()/combinations() lists at most this many (a rules error past it)
 
 
@@ -237,7 +243,7 @@ def _best_checked(pairs: list, better, kind: str, site):
 _HELPERS = {f.__name__: f for f in (
     _bounded_range, _players_after, _players_from, _best, _tagged, _prop, _play_field, _record_field,
     _entry_field, _entry_data, _player_index, _item, _range, _negate, _div, _mod, _revealed, _random,
-    _extreme, _best_checked, _subsets)}
+    _extreme, _best_checked, _subsets, _join)}
 _ORDER = {"<": "_lt", "<=": "_le", ">": "_gt", ">=": "_ge"}
 _HELPERS.update({name: _ordered(op, getattr(operator, name[1:])) for op, name in _ORDER.items()})
 _ARITHMETIC = {"+": "_add", "-": "_sub", "*": "_mul"}
@@ -764,6 +770,8 @@ class _Gen:
             return f"({self.expr(e.left)} {op} {self.expr(e.right)})"
         lists = T.is_list(lt) or T.is_list(rt)
         a, b = self.expr(e.left, "view" if lists else "value"), self.expr(e.right, "view" if lists else "value")
+        if op == "+" and (lt == T.TEXT or rt == T.TEXT):
+            return f"_join({a}, {b}, {self.site(e)})" if self.checked else f"({a} + {b})"
         if op in ("==", "!=") and isinstance(e.right, A.NoneLit):
             return f"({a} {'is' if op == '==' else 'is not'} None)"
         if op in ("==", "!=") or lists or not self.checked:  # lists: + joins them

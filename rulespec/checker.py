@@ -1356,6 +1356,10 @@ class Checker:
                 self.error(e.span, f"cannot add {a} and {b}")
                 return T.ANY
             return T.unify(a, b)
+        if op == "+" and (a == T.TEXT or b == T.TEXT):  # texts: + joins them
+            self.expect(e.left, a, T.TEXT, "'+' joining texts")
+            self.expect(e.right, b, T.TEXT, "'+' joining texts")
+            return T.TEXT
         if op in ("+", "-", "*", "/", "%"):
             self.expect(e.left, a, T.INT, f"'{op}'")
             self.expect(e.right, b, T.INT, f"'{op}'")

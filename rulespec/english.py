@@ -276,6 +276,8 @@ class English:
             return f"{a} {_CMP[e.op]} {b}"
         if e.op == "+" and (T.is_list(self._type(e.left)) or T.is_list(self._type(e.right))):
             return f"{a} together with {b}"
+        if e.op == "+" and T.TEXT in (self._type(e.left), self._type(e.right)):
+            return f"{a} followed by {b}"
         return f"{a} {_ARITH.get(e.op, e.op)} {b}"
 
     def _Range(self, e):

@@ -104,6 +104,21 @@ def test_let_names_a_value_once_and_shadows_like_a_quantifier(checked_only):
     assert len(read("held")) == 2  # the two A cards
 
 
+@pytest.mark.parametrize("checked_only", [False, True], ids=["fast", "checked"])
+def test_plus_joins_texts(checked_only):
+    read = run("""word = "a" + (if flag then "b" else "c") + name_of(1)""",
+               defs='def name_of(n: int): text = if n == 1 then " one" else " more"', checked_only=checked_only)
+    assert read("word") == "ac one"
+
+
+def test_plus_on_a_text_and_a_number_is_an_error():
+    from rulespec.checker import check_text
+    from rulespec.errors import RulesError
+    with pytest.raises(RulesError) as e:
+        check_text(RULES.replace("SETUP", 'word = "a" + 3').replace("DEFS", ""), "probe.rules")
+    assert any("'+' joining texts" in d.message for d in e.value.diagnostics), [d.message for d in e.value.diagnostics]
+
+
 def test_let_is_checked_said_in_the_rulebook_and_its_name_stays_inside():
     from rulespec.checker import check_text
     from rulespec.docs import to_markdown

@@ -787,3 +787,16 @@ def test_columns_in_each_position_encoding(encoding, units):
     line = pos(text, "🂡")["line"]
     from lsprotocol.types import Position
     assert codec.from_lsp(an, Position(line=line, character=10)) == (line + 1, {"utf-16": 10, "utf-8": 10, "utf-32": 11}[encoding])
+
+
+def test_a_let_name_in_an_expression_is_a_local_with_its_definition():
+    from rulespec import lsp_analysis as L
+    text = ('game "L" { players 2..2 start p cards start in deck }\ncard "A" { }\nzone deck: pile hidden\n'
+            'def twice(n: int): int = let m = n * 2: let k = m + 1: k + m\n'
+            'phase p { enter { end game } next p }\n')
+    an = L.Analysis(text, "l.rules")
+    line = text.split("\n")[3]
+    use_k, use_m = line.rindex("k + m") + 1, line.rindex("m") + 1
+    assert L.definition(an, 4, use_k) == [L.A.Span(4, line.index("k =") + 1, 4, line.index("k =") + 2)]
+    assert L.definition(an, 4, use_m) == [L.A.Span(4, line.index("m =") + 1, 4, line.index("m =") + 2)]
+    assert "a local (let)" in L.hover(an, 4, use_k)[0]

@@ -245,7 +245,7 @@ def _sum_choices(p: CParam, st, env, classes: list, sizes, limit: int) -> list:
     values, target = p.sum_of[0], p.sum_of[1](st, env)
     items = [(values[cards[0]] or 0, cards) for _, cards in classes]
     n = len(items)
-    # the most and the least the classes from i on can add with j more cards, for the cut-offs
+    # the most and the least any j of the cards can add up to (a loose bound, worked out once)
     top = sorted((v for v, cards in items for _ in cards), reverse=True)
     hi_j = [sum(top[:j]) for j in range(len(top) + 1)]
     lo_j = [sum(top[::-1][:j]) for j in range(len(top) + 1)]

@@ -63,7 +63,7 @@ def score_hand(bids, taken, points, bags):
             score, over = -10 * contract, 0
         score += sum((100 if taken[p] == 0 else -100) for p in (a, b) if bids[p] == 0)
         bags[a] += over
-        if bags[a] >= 10:
+        while bags[a] >= 10:  # 20 bags in one hand cost 200
             bags[a] -= 10
             score -= 100
         points[a] += score

@@ -11,7 +11,7 @@ oracle written here in Python from the rules (not from the rules file) plays alo
   * every hand that ends in a knock scores as the rules say: gin 25 plus the other
     player's deadwood, else the difference, or 25 more to the other player on an undercut;
   * at the end, one player reached the target, and the final scores add 100 for the game
-    to them, 25 for each hand won, and double their total on a shutout; the higher total wins.
+    to them (200 on a shutout: the other player scored nothing), 25 for each hand won; the higher total wins.
 Random players rarely knock (a random hand seldom gets within 10 points), so the players
 here go gin when they can, often knock when they can, usually discard their worst card and lay out what they can:
 the hands end in knocks, gins and undercuts within a few dozen decisions.
@@ -141,8 +141,8 @@ def play_with_oracle(seed: int) -> None:
     assert points[l] < TARGET
     want = [25 * won[0], 25 * won[1]]
     want[w] += 100
-    if won[l] == 0:
-        want[w] += points[w] + want[w]
+    if points[l] == 0:  # a shutout: the game bonus is 200
+        want[w] += 100
     assert bonus == want
     totals = [points[p] + bonus[p] for p in range(2)]
     assert st.scores() == totals

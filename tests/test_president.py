@@ -9,7 +9,8 @@ oracle written here in Python from the rules (not from the rules file) plays alo
     one rank; then pass, or as many cards of one higher rank; the turn goes to the next player
     still holding cards, and when all the others have passed, the last player to play (or the
     next one still in) leads;
-  * the exchange: the Scum's 2 cards (and the Vice-Scum's 1) that went over are their best;
+  * the exchange: the Scum's card (pagat.com's basic game; 2 cards, and the Vice-Scum's 1, with
+    the exchange option at 2) that went over are their best;
   * the end: the given number of hands, 2 + 1 points a hand (2 with 3 players), the most
     points win (a tie shares the win) and the scores are the points.
 """
@@ -63,7 +64,7 @@ def seen(legal: list[str]) -> set:
     return {(t, frozenset({""})) if t == "pass" else (t.split(" ", 1)[0], cards_of(t)) for t in legal}
 
 
-def check_exchange(s, players: int) -> None:
+def check_exchange(s, players: int, exchange: int) -> None:
     """At the exchange's first decision: what the Scum (and the Vice-Scum) gave were their best cards."""
     lines = s.log_lines()
     start = max(i for i, line in enumerate(lines) if re.match(r"hand \d+: P\d deals", line))
@@ -74,8 +75,8 @@ def check_exchange(s, players: int) -> None:
         if m:
             giver, taker = int(m.group(2)) - 1, int(m.group(3)) - 1
             gifts.setdefault((giver, taker), []).extend(m.group(1).split(" + "))
-    expected_gifts = {(ranking[-1], ranking[0]): 2}
-    if players >= 4:
+    expected_gifts = {(ranking[-1], ranking[0]): exchange}
+    if players >= 4 and exchange == 2:
         expected_gifts[(ranking[-2], ranking[1])] = 1
     assert {k: len(v) for k, v in gifts.items()} == expected_gifts, gifts
     for (giver, _), names in gifts.items():
@@ -83,8 +84,8 @@ def check_exchange(s, players: int) -> None:
         assert min(RANK[BY_NAME[n]] for n in names) >= max(kept), (names, kept)
 
 
-def play_with_oracle(players: int, seed: int) -> None:
-    s = GAME.new_state(players=players, seed=seed, options={"hands": HANDS})
+def play_with_oracle(players: int, seed: int, exchange: int = 1) -> None:
+    s = GAME.new_state(players=players, seed=seed, options={"hands": HANDS, "exchange": exchange})
     rng = random.Random(seed)
     # The first dealer is P1; the cards go one at a time clockwise from P2.
     dealt = [sum(1 for i in range(1, 53) if i % players == q) for q in range(players)]
@@ -107,7 +108,7 @@ def play_with_oracle(players: int, seed: int) -> None:
             hand_no = s.vars[HAND_NO]
             plays, passes = [], 0
             if s.phase == "exchange":
-                check_exchange(s, players)
+                check_exchange(s, players, exchange)
                 exchanges += 1
             continue
         if action == "pass":
@@ -137,6 +138,7 @@ def play_with_oracle(players: int, seed: int) -> None:
 def test_the_oracle_agrees_on_every_decision(players):
     for seed in range(2):
         play_with_oracle(players, seed)
+    play_with_oracle(players, 2, exchange=2)
 
 
 @pytest.mark.parametrize("players", [3, 4, 5, 6, 7])

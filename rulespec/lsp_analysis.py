@@ -183,6 +183,12 @@ class _Shifter:
 _ATOMS = {str, int, float, bool, type(None)}
 
 
+def _moved(entry: tuple, line: int) -> tuple:
+    """A cached (first line, parsed, diagnostics) entry for the same text, now starting at `line`."""
+    first, parsed, diags = entry
+    return (line, shift(parsed, line - first), shift(diags, line - first))
+
+
 class ChunkCache:
     """Parsed chunks by their text: (first line, decls or None, diagnostics). Thread-safe enough:
     entries are replaced whole; the cache is trimmed to the chunks of the documents seen last."""
@@ -197,10 +203,9 @@ class ChunkCache:
         with self.lock:
             got = self.entries.get(key)
         if got is not None:
-            first, decls, diags = got
-            if first == line:
-                return decls, diags
-            entry = (line, shift(decls, line - first), shift(diags, line - first))
+            if got[0] == line:
+                return got[1], got[2]
+            entry = _moved(got, line)
         else:
             entry = (line, *_parse_chunk(chunk, line, path))
         with self.lock:
@@ -331,10 +336,9 @@ def _template_parts(lit: A.StrLit, path: str, source: str) -> tuple:
     with _TEMPLATE_LOCK:
         got = _TEMPLATE_CACHE.get(key)
     if got is not None:
-        first, parts, diags = got
-        if first == line:
-            return parts, diags
-        entry = (line, shift(parts, line - first), shift(diags, line - first))
+        if got[0] == line:
+            return got[1], got[2]
+        entry = _moved(got, line)
     else:
         try:
             entry = (line, parse_template(lit, path, source), [])

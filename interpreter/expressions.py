@@ -490,17 +490,7 @@ class ExpressionCompiler:
 
     def template(self, parts: list, span) -> Callable:
         """A text with {expr} parts (parts: strings and expressions), each shown by its type's formatter."""
-        def emit(g):
-            out = []
-            for p in parts:
-                if isinstance(p, str):
-                    out.append(repr(p))
-                else:
-                    t = self.prog.type_of(p)
-                    out.append(f"{g.bind(self.formatter(t), ('fmt', t))}(st, {g.expr(p)})")
-            g.may_fail = g.may_fail or any(not isinstance(p, str) for p in parts)  # a formatter may fail
-            return " + ".join(out) if out else "''"
-        return self._entry("text", span, emit, [p for p in parts if not isinstance(p, str)])
+        return self._entry("text", span, lambda g: g.text(parts), [p for p in parts if not isinstance(p, str)])
 
     def draws(self, e) -> bool:
         """Does evaluating e draw from the game's random generator (directly, through a def or a rule)?"""
@@ -681,6 +671,22 @@ class _Gen:
         return repr(e.value)
 
     _BoolLit = _StrLit
+
+    def _TextTemplate(self, e, mode):
+        return f"({self.text(e.parts)})"
+
+    def text(self, parts) -> str:
+        """A text of pieces and {expr} holes, each hole shown by its type's formatter (as in a log
+        line; a formatter may fail)."""
+        out = []
+        for p in parts:
+            if isinstance(p, str):
+                out.append(repr(p))
+            else:
+                t = self.type_of(p)
+                out.append(f"{self.bind(self.comp.formatter(t), ('fmt', t))}(st, {self.expr(p)})")
+                self.may_fail = True
+        return " + ".join(out) if out else "''"
 
     def _NoneLit(self, e, mode):
         return "None"

@@ -159,6 +159,15 @@ class IfExpr(Expr):
 
 
 @node
+class TextTemplate(Expr):
+    """A string with {expr} holes where an expression is expected (an argument, a value):
+    ``"a run of {n}"``.  parts: the text pieces (str) and the holes' expressions, in order."""
+    parts: tuple
+    lit: StrLit
+    span: Span
+
+
+@node
 class LetExpr(Expr):
     """``let x = VALUE: BODY`` -- BODY with x standing for VALUE (worked out once)."""
     var: str

@@ -1066,6 +1066,11 @@ class Checker:
             return T.INT
         if isinstance(e, A.StrLit):
             return T.TEXT
+        if isinstance(e, A.TextTemplate):
+            for p in e.parts:
+                if isinstance(p, A.Expr):
+                    self.expr(p, env)
+            return T.TEXT
         if isinstance(e, A.BoolLit):
             return T.BOOL
         if isinstance(e, A.NoneLit):

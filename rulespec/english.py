@@ -132,6 +132,9 @@ class English:
     def _StrLit(self, e):
         return f"“{e.value}”"
 
+    def _TextTemplate(self, e):
+        return self._StrLit(e.lit)
+
     def _BoolLit(self, e):
         return "true" if e.value else "false"
 

@@ -107,9 +107,10 @@ class _ToAst(Transformer_NonRecursive):
     Problems that are not syntax errors but would otherwise be lost in the AST
     (a clause given twice) are collected in ``problems``."""
 
-    def __init__(self):
+    def __init__(self, path: Optional[str] = None, source: Optional[str] = None):
         super().__init__()
         self.problems: list = []
+        self.path, self.source = path, source  # for the holes of strings in expressions
 
     def _once(self, what: str, name: str, items) -> None:
         """Report clauses that may appear only once in a block but appear again."""
@@ -127,7 +128,10 @@ class _ToAst(Transformer_NonRecursive):
         return A.IntLit(_int(c[0]), _span_of_token(c[0]))
 
     def str_lit(self, meta, c):
-        return _strlit(c[0])
+        lit = _strlit(c[0])
+        if self.path is not None and _TEMPLATE_RE.search(lit.value):  # "a run of {n}": a text template
+            return A.TextTemplate(tuple(parse_template(lit, self.path, self.source)), lit, lit.span)
+        return lit
 
     def true_lit(self, meta, c):
         return A.BoolLit(True, _span_of_meta(meta))
@@ -775,7 +779,7 @@ def _keyword_as_name(exc: UnexpectedInput) -> bool:
 
 def _build(text: str, path: str, start: str, what: str):
     """Parse and transform ``text``; every problem becomes a RulesError."""
-    builder = _ToAst()
+    builder = _ToAst(path, text)
     try:
         tree = _lark().parse(text, start=start, on_error=_keyword_as_name)
         result = builder.transform(tree)

@@ -111,6 +111,29 @@ def test_plus_joins_texts(checked_only):
     assert read("word") == "ac one"
 
 
+@pytest.mark.parametrize("checked_only", [False, True], ids=["fast", "checked"])
+def test_a_string_with_holes_is_a_template_wherever_an_expression_is(checked_only):
+    read = run("""move deck to hand[active]
+    word = label(count(hand[active])) + " {who}; {cards(hand[active])[0]}"
+    got = collect x in [1, 2]: count(distinct([" {x}", "{x} ", "{x}"]))""",
+               defs='def label(n: int): text = "holds {n} cards, {if n > 3 then \\"many\\" else \\"few\\"}"',
+               checked_only=checked_only)
+    assert read("word") == "holds 4 cards, many nobody; A"
+    assert read("got") == [3, 3]
+
+
+def test_a_hole_that_does_not_parse_or_check_is_reported_at_its_place():
+    from rulespec.checker import check_text
+    from rulespec.errors import RulesError
+    for setup, message in [('word = "a {1 +}"', "in template"), ('word = "a {nobody_here}"', "unknown name 'nobody_here'")]:
+        text = RULES.replace("SETUP", setup).replace("DEFS", "")
+        with pytest.raises(RulesError) as e:
+            check_text(text, "probe.rules")
+        d = e.value.diagnostics[0]
+        assert message in d.message, d.message
+        assert d.span.line == text[:text.index(setup)].count("\n") + 1 and d.span.col > text.splitlines()[d.span.line - 1].index("{")
+
+
 def test_plus_on_a_text_and_a_number_is_an_error():
     from rulespec.checker import check_text
     from rulespec.errors import RulesError

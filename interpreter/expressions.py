@@ -565,7 +565,8 @@ class ExpressionCompiler:
             d = self.model.defs[name]
             args = [f"a{i}" for i in range(len(d.params))]
             g = _Gen(self, checked, {p.name: a for p, a in zip(d.params, args)}, False, session=self.session)
-            src = g.expr(d.body, "list")  # a zone-valued def gives a copy of the cards
+            # a def of type zone gives the zone; another whose body is a zone, a copy of its cards
+            src = g.expr(d.body, "value" if d.rtype.name == "zone" else "list")
             got = self._bodies[key] = g.define(", ".join(["st"] + args), f" return {src}\n", d.body.span)
             if self.session is not None:
                 self.session.bodies[key] = got.__name__

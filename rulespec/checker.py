@@ -231,8 +231,9 @@ class Checker:
                         if prm.name in seen:
                             self.error(prm.span, f"parameter '{prm.name}' is declared twice")
                         seen.add(prm.name)
-                    self.def_sigs[d.name] = (tuple(self.resolve_type(prm.type) for prm in d.params),
-                                             self.resolve_type(d.rtype))
+                    # a def may give a zone itself ('def where_to(p: player): zone = ...'), to move into
+                    rt = T.ZONE if d.rtype.name == "zone" and d.rtype.elem is None else self.resolve_type(d.rtype)
+                    self.def_sigs[d.name] = (tuple(self.resolve_type(prm.type) for prm in d.params), rt)
             elif isinstance(d, (A.ActionDecl, A.ConversionDecl, A.ModifyDecl)):
                 self.register(d)
             elif isinstance(d, A.CardDecl):

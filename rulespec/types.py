@@ -92,6 +92,8 @@ def unify(a: Type, b: Type) -> Type:
         return b
     if b == NONE:
         return a
+    if a.name == "zone" and b.name == "zone":
+        return a  # either of two zones is a zone ('if c then hand[p] else spare[p]')
     if a.name == "zone":
         a = CARDS
     if b.name == "zone":

@@ -134,6 +134,49 @@ def test_a_hole_that_does_not_parse_or_check_is_reported_at_its_place():
         assert d.span.line == text[:text.index(setup)].count("\n") + 1 and d.span.col > text.splitlines()[d.span.line - 1].index("{")
 
 
+ZONES = """game "Z" { players 2..2 start p cards start in deck }
+card "A" { copies: 4 }
+zone deck: pile hidden
+zone hand[player]: set owner
+zone spare[player]: set owner
+var second: bool = false
+var n: int = 0
+var same: bool = false
+def where_to(p: player): zone = if second then spare[p] else hand[p]
+def its_cards(p: player): list[card] = if second then spare[p] else hand[p]
+phase p {
+  enter {
+    deal 1 from deck to where_to(active)
+    second = true
+    deal 2 from deck to where_to(active)
+    move top(deck, 1) to where_to(next_player(active))
+    n = count(where_to(active)) * 10 + count(its_cards(active))
+    same = where_to(active) == spare[active]
+    n = n * 10 + (sum z in [hand[active], spare[active]]: count(z))
+    end game
+  }
+  next p
+}
+"""
+
+
+def test_a_def_may_give_a_zone_to_move_cards_into():
+    g = interpreter.load_text(ZONES, "zones.rules")
+    st = g.new_state(players=2, seed=1)
+    base = st.prog.zone_base
+    assert [len(st.zones[base["hand"]]), len(st.zones[base["spare"]]), len(st.zones[base["spare"] + 1])] == [1, 2, 1]
+    assert st.vars[g.prog.var_index["n"]] == 223 and st.vars[g.prog.var_index["same"]] is True
+    # (a list of zones is a list of zones: it was typed a list of card lists and failed at run time)
+
+
+def test_a_def_of_type_zone_must_give_a_zone():
+    from rulespec.checker import check_text
+    from rulespec.errors import RulesError
+    with pytest.raises(RulesError) as e:
+        check_text(ZONES.replace("if second then spare[p] else hand[p]\ndef its", "cards(hand[p])\ndef its"), "z.rules")
+    assert any("the result of 'where_to' must be zone, not list[card]" in d.message for d in e.value.diagnostics)
+
+
 def test_plus_on_a_text_and_a_number_is_an_error():
     from rulespec.checker import check_text
     from rulespec.errors import RulesError

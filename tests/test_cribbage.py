@@ -1,16 +1,17 @@
-"""Cribbage (games/cribbage.rules): seeded random games for 2 and 3 players, checked at every decision.
+"""Cribbage (games/cribbage.rules): seeded random games for 2, 3 and 4 players, checked at every decision.
 
 The engine-level checks come from interpreter/checks.py (play_checked): cards conserved,
 a legal action while the game runs, the game ends within a step bound, the JSON round
 trip, replay, secrecy, and the declared invariants.  On top of them, for this game, a
 model written here in Python from the rules (not from the rules file) reads the game log
 and recounts every score:
-  * the deal: 6 cards each with 2 players, 5 each and one to the crib with 3;
+  * the deal: 6 cards each with 2 players, 5 each and one to the crib with 3, 5 each with 4;
   * the play: the points pegged for each card (15, 31, pairs, runs of the last cards of the
     count), the go and the last card, and that a player says go only when no card fits;
   * the show: each hand and crib counted by brute force over its combinations (fifteens,
     pairs, longest runs, flushes, his nobs), in the order non-dealer(s) first, dealer, crib;
-  * the end: the winner is the only player at or past the target.
+  * the end: the winner is the only player at or past the target; with 4 players the
+    partners (P1 and P3, P2 and P4) share one score, and both win together.
 """
 from __future__ import annotations
 
@@ -87,10 +88,15 @@ SHOWS = re.compile(r"^(P\d) shows (.+) with the starter (.+): (\d+)$")
 DEALS = re.compile(r"^(P\d) deals$")
 
 
+def side(who: str, players: int) -> str:
+    """Whose score a player pegs: their own, or with 4 players their partnership's (P1+P3, P2+P4)."""
+    return f"P{(int(who[1:]) - 1) % 2 + 1}" if players == 4 else who
+
+
 def check_log(lines: list[str], target: int, players: int) -> dict:
     """Recount every score of a finished game from its log; returns what was seen."""
     seen = {"shows": 0, "plays": 0, "gos": 0}
-    points: dict[str, int] = {}
+    points: dict[str, int] = {}  # by side: a player, or with 4 players a partnership
     series: list = []
     expect_peg: tuple[str, int] | None = None  # points the last card must score, not yet all logged
     crib_next = False
@@ -125,15 +131,15 @@ def check_log(lines: list[str], target: int, players: int) -> dict:
             while i < len(lines) and (p := PEGS.match(lines[i])) and p.group(3) not in ("the go", "the last card"):
                 assert p.group(1) == who
                 got += int(p.group(2))
-                points[who] = int(p.group(4))
+                points[side(who, players)] = int(p.group(4))
                 i += 1
             want = pegging_score(series)
             ended = any(v >= target for v in points.values())
             assert got == want or (ended and got < want), (line, series, got, want)
         elif m := PEGS.match(line):
             who, n, why, now = m.group(1), int(m.group(2)), m.group(3), int(m.group(4))
-            assert now == points.get(who, 0) + n, line
-            points[who] = now
+            assert now == points.get(side(who, players), 0) + n, line
+            points[side(who, players)] = now
             if why in ("the go", "the last card"):
                 assert n == 1 and sum(value(c) for c in series) != 31, (line, series)
                 seen["gos"] += 1
@@ -152,14 +158,18 @@ def check_the_end(s, target: int) -> None:
     assert s.is_terminal() and s.current_player is None
     scores = s.scores()
     winners = s.winners()
-    assert len(winners) == 1
+    if s.n == 4:  # partners share one score and win together
+        assert all(scores[p] == scores[(p + 2) % 4] for p in range(4)), scores
+        assert len(winners) == 2 and winners[1] == winners[0] + 2, winners
+    else:
+        assert len(winners) == 1
     w = winners[0]
     assert scores[w] >= target
-    assert all(scores[p] < target for p in range(s.n) if p != w), scores
+    assert all(scores[p] < target for p in range(s.n) if p not in winners), scores
     assert sum(len(z) for z in s.zones) == 52
 
 
-@pytest.mark.parametrize("players", [2, 3])
+@pytest.mark.parametrize("players", [2, 3, 4])
 @pytest.mark.parametrize("seed", [1, 2])
 def test_random_games_keep_every_property(players, seed):
     target = 61
@@ -171,14 +181,14 @@ def test_random_games_keep_every_property(players, seed):
     check_log(report.state.log_lines(), target, players)
 
 
-@pytest.mark.parametrize("players", [2, 3])
+@pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_deal(players):
     for seed in range(20):
         s = GAME.new_state(players=players, seed=seed)
         assert s.phase == "discard"
         size = 6 if players == 2 else 5
         assert [len(s.zones[HAND + p]) for p in range(players)] == [size] * players
-        assert len(s.zones[CRIB]) == (0 if players == 2 else 1)
+        assert len(s.zones[CRIB]) == (1 if players == 3 else 0)
         assert len(s.zones[STOCK]) == 52 - size * players - len(s.zones[CRIB])
 
 
@@ -186,7 +196,7 @@ def test_every_score_matches_a_model_of_the_rules():
     """Many unchecked random games, every pegging and show score recounted from the log."""
     seen = {"shows": 0, "plays": 0, "gos": 0}
     for seed in range(12):
-        s = GAME.new_state(players=2 + seed % 2, seed=seed)
+        s = GAME.new_state(players=2 + seed % 3, seed=seed)
         rng = random.Random(seed)
         while not s.is_terminal():
             legal = s.legal_actions()

@@ -1,4 +1,5 @@
-"""Scopa (games/scopa.rules): seeded random games for 2 players, checked at every decision.
+"""Scopa (games/scopa.rules): seeded random games for 2 players, and for 4 in two partnerships
+(P1 with P3, P2 with P4), checked at every decision.
 
 The engine-level checks come from interpreter/checks.py (play_checked): cards conserved,
 a legal action while the game runs, the game ends within a step bound, the JSON round
@@ -11,6 +12,8 @@ oracle written here in Python from the rules (not from the rules file) plays alo
   * at the end of each deal the points scored are the oracle's (most cards, most coins,
     settebello, primiera, scopas), and at the end of the game the winner has reached the
     target with more points than the other.
+With 4 players the oracle counts by partnership: a partnership's captures and scopas are kept
+by its first player (P1 or P2), both partners hold its points, and both partners win.
 """
 from __future__ import annotations
 
@@ -73,11 +76,12 @@ def primiera(cards) -> int:
 
 
 def deal_points(s, move: tuple[str, frozenset[str]]) -> list[int]:
-    """The points of the deal that the deal's last card, `move`, ends (from the state before it)."""
-    me = s.current_player
+    """The points of the deal that the deal's last card, `move`, ends (from the state before it),
+    for each side: the two players, or the two partnerships (P1 and P3, P2 and P4)."""
+    me = s.current_player % 2
     taken = [list(s.zones[TAKEN + p]) for p in range(2)]
     table = list(s.zones[TABLE])
-    played = next(c for c in s.zones[HAND + me] if NAMES[c] == move[0])
+    played = next(c for c in s.zones[HAND + s.current_player] if NAMES[c] == move[0])
     last_taker = s.vars[LAST_TAKER]
     if move[1]:
         grabbed = [t for t in table if NAMES[t] in move[1]]
@@ -87,8 +91,8 @@ def deal_points(s, move: tuple[str, frozenset[str]]) -> list[int]:
     else:
         table.append(played)
     if last_taker is not None:
-        taken[last_taker] += table  # the rest of the table
-    pts = list(s.vars[SCOPAS])  # no scopa on the last card
+        taken[last_taker % 2] += table  # the rest of the table, to the last taker's side
+    pts = list(s.vars[SCOPAS])[:2]  # no scopa on the last card
     for key in (len, lambda cs: sum(1 for c in cs if SUIT[c] == "coins"), primiera):
         a, b = key(taken[0]), key(taken[1])
         if a != b:
@@ -99,38 +103,42 @@ def deal_points(s, move: tuple[str, frozenset[str]]) -> list[int]:
     return pts
 
 
-def play_with_oracle(seed: int) -> None:
-    s = GAME.new_state(players=2, seed=seed)
+def play_with_oracle(seed: int, n: int = 2) -> None:
+    s = GAME.new_state(players=n, seed=seed)
     rng = random.Random(seed)
-    totals = [0, 0]
+    totals = [0, 0]  # per side
     for _ in range(5000):
         if s.is_terminal():
             break
         assert s.phase == "turn"
-        if all(len(s.zones[HAND + p]) == 3 for p in range(2)) and len(s.zones[STOCK]) == 30:
+        if all(len(s.zones[HAND + p]) == 3 for p in range(n)) and len(s.zones[STOCK]) == 36 - 3 * n:
             assert len(s.zones[TABLE]) == 4  # a fresh deal
             assert sum(1 for t in s.zones[TABLE] if VALUE[t] == 10) < 3
         legal = s.legal_action_strings()
         assert len(legal) == len(set(legal))
         assert {parse(a) for a in legal} == expected_moves(s), (seed, legal)
-        last = len(s.zones[STOCK]) == 0 and sum(len(s.zones[HAND + p]) for p in range(2)) == 1
+        last = len(s.zones[STOCK]) == 0 and sum(len(s.zones[HAND + p]) for p in range(n)) == 1
         move = rng.choice(legal)
         if last:  # the deal's last card: the deal is scored
             want = deal_points(s, parse(move))
             s.apply(move)
-            assert list(s.vars[DEAL_POINTS]) == want, (seed, want)
+            assert list(s.vars[DEAL_POINTS]) == [want[p % 2] for p in range(n)], (seed, want)
             totals = [t + g for t, g in zip(totals, want)]
-            assert list(s.vars[POINTS]) == totals
+            assert list(s.vars[POINTS]) == [totals[p % 2] for p in range(n)]
         else:
-            before = [len(s.zones[TAKEN + p]) for p in range(2)]
+            mover = s.current_player
+            before = [len(s.zones[TAKEN + p]) for p in range(n)]
             s.apply(move)
-            if parse(move)[1] and not s.zones[TABLE]:  # a scopa
-                assert s.vars[SCOPAS][1 - s.current_player] >= 1
-            assert sum(len(s.zones[TAKEN + p]) for p in range(2)) >= sum(before)
+            if parse(move)[1] and not s.zones[TABLE]:  # a scopa, for the mover's side
+                assert s.vars[SCOPAS][mover % 2] >= 1
+            assert sum(len(s.zones[TAKEN + p]) for p in range(n)) >= sum(before)
+            assert all(not s.zones[TAKEN + p] for p in range(2, n))  # kept by P1 and P2
     assert s.is_terminal()
     points = list(s.vars[POINTS])
     w = s.winners()
-    assert len(w) == 1 and points[w[0]] >= TARGET and points[w[0]] > points[1 - w[0]]
+    side = w[0] % 2
+    assert sorted(w) == [p for p in range(n) if p % 2 == side]  # both partners win
+    assert totals[side] >= TARGET and totals[side] > totals[1 - side]
     assert s.scores() == points
 
 
@@ -140,8 +148,21 @@ def test_the_oracle_agrees_on_every_decision(seed):
 
 
 @pytest.mark.parametrize("seed", range(3))
+def test_the_oracle_agrees_on_every_decision_with_four_players(seed):
+    play_with_oracle(seed, 4)
+
+
+@pytest.mark.parametrize("seed", range(3))
 def test_random_games_keep_every_property(seed):
     report = play_checked(GAME, 2, seed, {}, agent_seed=seed,
+                          chooser=CHOOSERS["random" if seed % 2 == 0 else "mixed"], max_steps=5000)
+    assert report.ok, report.describe()
+    assert report.terminal
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_random_four_player_games_keep_every_property(seed):
+    report = play_checked(GAME, 4, seed, {}, agent_seed=seed,
                           chooser=CHOOSERS["random" if seed % 2 == 0 else "mixed"], max_steps=5000)
     assert report.ok, report.describe()
     assert report.terminal

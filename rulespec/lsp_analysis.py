@@ -1062,33 +1062,32 @@ def _describe_tag(name: str, syms: list) -> str:
             f"the effects that carry it: " + ", ".join(effects))
 
 
-def definition(an: Analysis, line: int, col: int) -> list:
-    """The spans of the declarations of what is under (line, col)."""
-    idx = an.index
+def _under(idx: Index, line: int, col: int) -> Optional[tuple]:
+    """(what is under (line, col): a declaration or a use, the symbols it declares or names), or None."""
     hit = idx.at(line, col)
     if hit is None:
-        return []
+        return None
     kind, x = hit
-    if kind == "decl":
-        return [x.name_span]
-    return [s.name_span for s in idx.resolve(x)]
+    return x, ([x] if kind == "decl" else idx.resolve(x))
+
+
+def definition(an: Analysis, line: int, col: int) -> list:
+    """The spans of the declarations of what is under (line, col)."""
+    got = _under(an.index, line, col)
+    return [s.name_span for s in got[1]] if got is not None else []
 
 
 def references(an: Analysis, line: int, col: int, include_declaration: bool = True) -> list:
     """The spans of every use (and the declarations) of what is under (line, col)."""
     idx = an.index
-    hit = idx.at(line, col)
-    if hit is None:
+    got = _under(idx, line, col)
+    if got is None:
         return []
-    kind, x = hit
-    if kind == "decl":
-        syms = [x]
-    else:
-        syms = idx.resolve(x)
-        if not syms:   # an undeclared name: its other uses still help
-            if x.ns in ("local", "builtin", "attr"):
-                return []
-            return [A.Span(o.line, o.col, o.line, o.end_col) for o in idx.references(x.ns, x.name)]
+    x, syms = got
+    if not syms:  # an undeclared name: its other uses still help
+        if x.ns in ("local", "builtin", "attr"):
+            return []
+        return [A.Span(o.line, o.col, o.line, o.end_col) for o in idx.references(x.ns, x.name)]
     sym = syms[0]
     if sym.kind == "local":
         occ = idx.local_references(sym)

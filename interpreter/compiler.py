@@ -531,18 +531,17 @@ class Program:
         return end
 
     def _s_Log(self, s):
-        render = self.template(s.template)
+        return self._log_entry("text", s.template)
+
+    def _s_Announce(self, s):  # a public fact: see interpreter/secrecy.py on announcements
+        return self._log_entry("announce", s.template)
+
+    def _log_entry(self, kind: str, template):
+        render = self.template(template)
 
         def log(st, env):
-            st.log.append(["text", render(st, env)])
+            st.log.append([kind, render(st, env)])
         return log
-
-    def _s_Announce(self, s):
-        render = self.template(s.template)
-
-        def announce(st, env):  # a public fact: see interpreter/secrecy.py on announcements
-            st.log.append(["announce", render(st, env)])
-        return announce
 
     def _s_Reveal(self, s):
         z = self.expr(s.zone)

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from rulespec import ast as A
+from rulespec import types as T
 
 from .frames import EMIT_BLOCK, SUSPEND, WINDOWS_BLOCK, CBlock  # noqa: F401 (SUSPEND, CBlock re-exported)
 
@@ -34,20 +35,42 @@ class _Asm:
         self.steps: list = []
         self.plain: list = []  # closures waiting to be fused into one step
         self.stops = False     # a step that may stop (or jump) was added
+        # what a saved frame may hold (CBlock.starts, names, loops): kept as the steps are added
+        self.bound: set = set()   # names the block has surely bound where the next step starts
+        self.starts: list = []    # per step: `bound` when it starts
+        self.plain_start = frozenset()
+        self.names: dict = {}
+        self.loops: dict = {}
+        self.resumes: set = {0}
 
     def flush(self) -> None:
         if self.plain:
             self.steps.append(_fuse_plain(self.plain))
+            self.starts.append(self.plain_start)
             self.plain = []
 
     def add_plain(self, f: Callable) -> None:
+        if not self.plain:
+            self.plain_start = frozenset(self.bound)
         self.plain.append(f)
 
     def add(self, step: Callable) -> int:
         self.flush()
         self.steps.append(step)
+        self.starts.append(frozenset(self.bound))
         self.stops = True
         return len(self.steps) - 1
+
+    def add_stop(self, step: Callable) -> None:
+        """A step that may stop the block: a frame resumes at the step after it."""
+        self.resumes.add(self.add(step) + 1)
+
+    def bind(self, name: str, t, nullable: Optional[bool] = None, surely: bool = True) -> None:
+        """The block binds `name` (of type t, None: unknown) here; `surely`: on every path.
+        nullable: may it be none whatever its type (True), never (False), as its type allows (None)."""
+        self.names[name] = (t, nullable)
+        if surely:
+            self.bound.add(name)
 
     def here(self) -> int:
         self.flush()
@@ -122,7 +145,8 @@ class BlockCompiler:
             asm.add_plain(epilogue)
         asm.flush()
         blk = CBlock(len(self.prog.blocks), name, asm.steps, b.span if b is not None else None,
-                     not asm.stops and len(asm.steps) == 1)
+                     not asm.stops and len(asm.steps) == 1, tuple(asm.starts), asm.names, asm.loops,
+                     frozenset(asm.resumes))
         self.prog.blocks.append(blk)
         return blk.index
 
@@ -132,6 +156,20 @@ class BlockCompiler:
                 getattr(self, "_x_" + type(s).__name__)(s, asm)
             else:
                 asm.add_plain(self.prog.stmt(s))
+                self._note_plain(s, asm, surely=True)
+
+    def _note_plain(self, s, asm: _Asm, surely: bool) -> None:
+        """The names a statement that cannot stop binds (a plain 'if' binds them on some paths
+        only; a plain 'for' restores what its body binds)."""
+        if isinstance(s, A.Let):
+            t = self.prog.type_of(s.value)
+            asm.bind(s.name, T.CARDS if t.name == "zone" else t, surely=surely)
+        elif isinstance(s, A.Emit) and s.target is not None:
+            asm.bind(s.target, T.record_type(s.event.name), surely=surely)
+        elif isinstance(s, A.If):
+            for b in [b for _, b in s.branches] + ([s.else_] if s.else_ is not None else []):
+                for inner in b.stmts:
+                    self._note_plain(inner, asm, surely=False)
 
     def can_suspend(self, s) -> bool:
         got = self._suspends.get(s)
@@ -160,16 +198,19 @@ class BlockCompiler:
     # ------------------------------------------------------------------ control flow with stops inside
     def _x_If(self, s: A.If, asm: _Asm) -> None:
         ends = []
+        before = set(asm.bound)  # what a branch binds is bound only in that branch
         for cond, body in s.branches:
             c = self.prog.expr(cond)
             test = asm.placeholder()
             self.stmts(body.stmts, asm)
             ends.append(asm.placeholder())
+            asm.bound = set(before)
             nxt = asm.here()
             asm.patch(test, (lambda c, nxt: lambda st, env: None if c(st, env) else nxt)(c, nxt))
         if s.else_ is not None:
             self.stmts(s.else_.stmts, asm)
         end = asm.here()
+        asm.bound = before
         for i in ends:
             asm.patch(i, _jump(end))
 
@@ -183,11 +224,17 @@ class BlockCompiler:
         def init(st, env):
             saved = {n: env[n] for n in scoped if n in env}
             env[key] = [list(items(st, env)), 0, saved]
+        before = set(asm.bound)
         asm.add(init)
+        asm.loops[key] = (var, tuple(scoped))
+        asm.bind(key, None)
         loop = asm.placeholder()
+        t = self.prog.type_of(s.iterable)
+        asm.bind(var, T.CARD if t.name == "zone" else t.elem if t.name == "list" else None)
         self.stmts(s.body.stmts, asm)
         asm.add(_jump(loop))
         end = asm.here()
+        asm.bound = before  # the loop's variable and what its body bound are restored
 
         def next_item(st, env):
             it = env[key]
@@ -209,7 +256,9 @@ class BlockCompiler:
     # ------------------------------------------------------------------ statements that stop
     def _x_Choose(self, s: A.Choose, asm: _Asm) -> None:
         from .choices import compile_choice
-        asm.add(compile_choice(self.prog, s))
+        step = compile_choice(self.prog, s)
+        asm.add_stop(step)
+        asm.bind(s.name, step.choice_type, nullable=True)  # (none when declined or nothing to choose)
 
     def _x_Emit(self, s: A.Emit, asm: _Asm) -> None:
         name = s.event.name
@@ -224,7 +273,9 @@ class BlockCompiler:
             frames.append([EMIT_BLOCK, 0, {"ev": name, "rec": rec, "t": 0, "jobs": None, "i": 0,
                                            "ret": target, "caller": len(frames) - 1}])
             return SUSPEND
-        asm.add(emit)
+        asm.add_stop(emit)
+        if target is not None:  # written by the event's frame when it ends
+            asm.bind(target, T.record_type(name))
 
     def _x_StackStmt(self, s: A.StackStmt, asm: _Asm) -> None:
         push = self.prog.stmt(s)  # the entry goes on the stack as with 'stack'
@@ -233,7 +284,7 @@ class BlockCompiler:
             push(st, env)
             st.frames.append([WINDOWS_BLOCK, 0, {"depth": len(st.stack) - 1}])
             return SUSPEND
-        asm.add(resolve_now)
+        asm.add_stop(resolve_now)
 
     def _moving(self, s, asm: _Asm) -> None:
         """A move, deal or play when triggers listen to 'moved': one event per zone the cards left."""
@@ -263,7 +314,7 @@ class BlockCompiler:
                 frames.append([EMIT_BLOCK, 0, {"ev": "moved", "rec": rec, "t": 1, "jobs": None, "i": 0,
                                                "ret": None, "caller": caller}])
             return SUSPEND
-        asm.add(move_and_tell)
+        asm.add_stop(move_and_tell)
 
     _x_Move = _x_Deal = _x_Play = _moving
 

@@ -207,6 +207,8 @@ def compile_choice(prog, s):
                       "prompt": prompt(st, env) if prompt is not None else "", "optional": optional,
                       "param": cp.kind}
         return SUSPEND
+    # what the choice's answer is (serialise.py checks a saved pending choice against them)
+    choose.choice_target, choose.choice_kind, choose.choice_type = name, cp.kind, cp.type
     return choose
 
 

@@ -33,3 +33,9 @@ class CBlock:
     steps: list
     span: Optional[A.Span] = None
     plain: bool = False      # nothing in it can stop: the engine may run it as one call, without a frame
+    # What a saved frame of it may hold (serialise.py checks a saved state against them):
+    starts: tuple = ()       # per step: the names it binds itself that are surely bound when the step starts
+    names: dict = attrs.field(factory=dict)  # every name it may bind -> (its type or None, may it be none:
+                                             # True, False, or None: as its type allows)
+    loops: dict = attrs.field(factory=dict)  # "$forN" -> (loop variable, the names restored when the loop ends)
+    resumes: frozenset = frozenset([0])      # the steps a frame may be at: its start, and after a step that stops

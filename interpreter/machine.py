@@ -50,8 +50,9 @@ def run(st) -> None:
 
 def install_engine_blocks(prog) -> None:
     assert not prog.blocks
-    prog.blocks.append(CBlock(EMIT_BLOCK, "an event's triggers", [_emit_step, _back_to(0)]))
-    prog.blocks.append(CBlock(WINDOWS_BLOCK, "the response stack", [_windows_step, _back_to(0)]))
+    prog.blocks.append(CBlock(EMIT_BLOCK, "an event's triggers", [_emit_step, _back_to(0)], resumes=frozenset([0, 1])))
+    prog.blocks.append(CBlock(WINDOWS_BLOCK, "the response stack", [_windows_step, _back_to(0)],
+                              resumes=frozenset([0, 1])))
     prog.blocks.append(CBlock(AFTER_RESPONSE_BLOCK, "after a response", [_after_response]))
 
 

@@ -10,7 +10,11 @@ from __future__ import annotations
 import json
 from typing import Union
 
+from rulespec import types as T
+
 from .errors import EngineError
+from .saved_frames import block_inputs, check_frames, event_params, resolve_type
+from .saved_log import check_log
 
 STAGES = ("enter", "check", "await", "after", "exit", "next", "over")
 MASK64 = (1 << 64) - 1
@@ -98,6 +102,8 @@ def _plain_ok(v, t, validator) -> bool:
 class _Validator:
     def __init__(self, d: dict, game):
         self.d, self.game, self.prog = d, game, game.prog
+        self.card_count, self.zone_count = game.prog.card_count, len(game.prog.slots)
+        self.next_entry, self.entry_ids = 0, set()  # (set by stack())
 
     def fail(self, msg: str):
         raise StateFormatError(f"this saved state does not fit {self.game.path}: {msg}")
@@ -127,7 +133,7 @@ class _Validator:
         self.need(_is_int(d["seed"]), f"'seed' must be a whole number, not {d['seed']!r}")
         self.int_in(d["rng"], 0, MASK64 + 1, "'rng'")
         self.options(d["options"])
-        self.need(d["phase"] in prog.phases, f"unknown phase {d['phase']!r}")
+        self.need(isinstance(d["phase"], str) and d["phase"] in prog.phases, f"unknown phase {d['phase']!r}")
         self.need(d["stage"] in STAGES, f"unknown stage {d['stage']!r}")
         self.player(d["active"], "'active'")
         self.need(isinstance(d["terminal"], bool), "'terminal' must be true or false")
@@ -136,22 +142,22 @@ class _Validator:
         for p in w or []:
             self.player(p, "a winner", nullable=False)
         self.zones(d["zones"])
+        self.stack()  # (before the variables: they may hold ids of stack entries)
         self.vars(d["vars"])
         self.plays(d["plays"])
         rv = d["revealed"]
-        self.need(isinstance(rv, list), "'revealed' must be a list of zones")
+        self.need(isinstance(rv, list) and len(set(map(repr, rv))) == len(rv), "'revealed' must be a list of zones, "
+                                                                               "each once")
         for zi in rv:
             self.int_in(zi, 0, len(prog.slots), "a revealed zone")
         self.need(isinstance(d["history"], list) and all(isinstance(h, str) for h in d["history"]),
                   "'history' must be a list of action texts")
-        self.need(isinstance(d["log"], list) and all(isinstance(e, list) and e and isinstance(e[0], str)
-                                                      for e in d["log"]), "'log' must be a list of log entries")
         sh = d["shown"]
-        self.need(isinstance(sh, list) and all(_is_int(c) and 0 <= c < prog.card_count for c in sh),
-                  "'shown' must be a list of cards")
-        self.stack()
+        self.need(isinstance(sh, list) and all(_is_int(c) and 0 <= c < prog.card_count for c in sh)
+                  and len(set(sh)) == len(sh), "'shown' must be a list of cards, each once")
+        check_log(d["log"], self)
         self.player(d["turn_active"], "'turn_active'")
-        self.frames()
+        check_frames(self)
 
     def options(self, opts) -> None:
         model = self.game.model
@@ -243,12 +249,61 @@ class _Validator:
         elif name == "card":
             if not (v is None or (_is_int(v) and 0 <= v < self.prog.card_count)):
                 self.fail(f"{what}: no card {v!r}")
-        elif name == "entry":
-            if not (v is None or _is_int(v)):
+        elif name == "entry":  # (a variable may keep the id of an entry that has resolved since)
+            if not (v is None or (_is_int(v) and 0 <= v < self.next_entry)):
                 self.fail(f"{what} must be a stack entry, not {v!r}")
         elif name == "play":
-            if not (isinstance(v, list) and len(v) == 2 and isinstance(v[1], list)):
-                self.fail(f"{what} must be a play")
+            if not (v is None or (isinstance(v, list) and len(v) == 2 and isinstance(v[1], list))):
+                self.fail(f"{what} must be a play [player, [card, ...]], not {v!r}")
+            if v is not None:
+                self.player(v[0], f"the player of {what}", nullable=False)
+                self.value(v[1], T.CARDS, what)
+        elif name == "zone":
+            self.int_in(v, 0, self.zone_count, f"{what} (a zone)")
+        elif name == "record":
+            self.record(v, t.enum, what)
+        elif name == "use":
+            self.use(v, what)
+
+    def record(self, v, event: str, what: str) -> None:
+        """The record of an emitted event: its fields and 'prevented' (events.py)."""
+        if v is None:
+            return
+        params = self.event_params(event)
+        if not (isinstance(v, dict) and set(v) == set(params) | {"prevented"} and isinstance(v["prevented"], bool)):
+            self.fail(f"{what} must be the record of event '{event}': its fields ({', '.join(params)}) and "
+                      f"'prevented', not {str(v)[:80]}")
+        for name, t in params.items():
+            if t is not None:
+                self.value(v[name], t, f"the field '{name}' of {what}")
+
+    def use(self, v, what: str) -> None:
+        """A card as used: {name, cards, via, giver, every card property, maybe $text} (choices.py)."""
+        if v is None:
+            return
+        props = self.game.model.properties
+        keys = {"name", "cards", "via", "giver"} | set(props)
+        if not (isinstance(v, dict) and keys <= set(v) <= keys | {"$text"} and isinstance(v["name"], str)
+                and isinstance(v["via"], str) and isinstance(v.get("$text", ""), str)):
+            self.fail(f"{what} must be a card as used ({', '.join(sorted(keys))}), not {str(v)[:80]}")
+        self.value(v["cards"], T.CARDS, f"the cards of {what}")
+        self.value(v["giver"], T.CARD, f"the card giving {what}")
+        for name, info in props.items():
+            if v[name] is not None:
+                self.value(v[name], info.type, f"the property '{name}' of {what}")
+
+    def event_params(self, event) -> dict:
+        """{field: type or None} of an event; None for no event (cached for the rules)."""
+        cache = self.prog.cache.setdefault("saved_event_params", {})
+        if event not in cache:
+            cache[event] = event_params(self.game.model, event)
+        return cache[event]
+
+    def block_inputs(self) -> dict:
+        cache = self.prog.cache
+        if "saved_block_inputs" not in cache:
+            cache["saved_block_inputs"] = block_inputs(self.prog, self.game.model)
+        return cache["saved_block_inputs"]
 
     def plays(self, plays) -> None:
         prog = self.prog
@@ -263,58 +318,60 @@ class _Validator:
                           f"a play in {prog.slots[zi].name} must be [player, [cards]] with at least one card")
                 self.player(play[0], f"the player of a play in {prog.slots[zi].name}", nullable=False)
                 for c in play[1]:
-                    self.need(self.where.get(c) == zi, f"a play in {prog.slots[zi].name} records card {c!r}, "
+                    self.need(_is_int(c) and self.where.get(c) == zi, f"a play in {prog.slots[zi].name} records card {c!r}, "
                                                        f"which is not there")
 
     def stack(self) -> None:
-        d, prog = self.d, self.prog
+        """Entries [id, effect, by, target, cards, against, cancelled, fields] with consecutive ids;
+        the stack: ids of entries, oldest first (each pushed entry has a new, higher id)."""
+        d = self.d
         entries, stack, nxt = d["entries"], d["stack"], d["next_entry"]
         self.need(_is_int(nxt) and nxt >= 0, "'next_entry' must be a whole number")
+        self.next_entry = nxt
         self.need(isinstance(entries, list), "'entries' must be a list")
         ids = []
-        count = prog.card_count
         for e in entries:
             if not (isinstance(e, list) and len(e) == 8):
                 self.fail("a stack entry must be [id, effect, by, target, cards, against, cancelled, fields]")
-            eid, kind, by, target, cards, against, cancelled, data = e
-            if not isinstance(data, dict):
-                self.fail(f"the fields of stack entry {eid!r} must be a mapping")
-            if not (_is_int(eid) and 0 <= eid < nxt):
-                self.fail(f"a stack entry has the id {eid!r}")
-            if kind not in prog.effects:
-                self.fail(f"a stack entry names the unknown effect {kind!r}")
-            self.player(by, "the player of a stack entry")
-            self.player(target, "the target of a stack entry")
-            if not (isinstance(cards, list) and all(_is_int(c) and 0 <= c < count for c in cards)):
-                self.fail(f"the cards of stack entry {eid}")
-            if not (against is None or _is_int(against)):
-                self.fail(f"what stack entry {eid} answers")
-            if not isinstance(cancelled, bool):
-                self.fail(f"whether stack entry {eid} is cancelled")
-            ids.append(eid)
-        self.need(ids == sorted(set(ids)) and (not ids or ids == list(range(ids[0], ids[0] + len(ids)))),
-                  "the stack entries' ids must be consecutive")
-        self.need(isinstance(stack, list) and all(s in ids for s in stack), "'stack' must list ids of its entries")
+            if not (_is_int(e[0]) and 0 <= e[0] < nxt):
+                self.fail(f"a stack entry has the id {e[0]!r} (ids are whole numbers below 'next_entry', {nxt})")
+            ids.append(e[0])
+        self.need(not ids or ids == list(range(ids[0], ids[0] + len(ids))),
+                  f"the stack entries' ids must be consecutive, not {ids}")
+        self.entry_ids = set(ids)
+        for e in entries:
+            self.entry(e)
+        self.need(isinstance(stack, list) and all(_is_int(s) and s in self.entry_ids for s in stack),
+                  "'stack' must list ids of its entries")
+        self.need(all(a < b for a, b in zip(stack, stack[1:])),
+                  f"'stack' must list each entry once, oldest first (as they were stacked), not {stack}")
 
-    def frames(self) -> None:
-        """Running blocks: [block, next step, locals]; a pending decision belongs to the top one."""
-        d, prog = self.d, self.prog
-        frames, pending = d["frames"], d["pending"]
-        self.need(isinstance(frames, list), "'frames' must be a list")
-        for f in frames:
-            if not (isinstance(f, list) and len(f) == 3 and _is_int(f[0]) and 0 <= f[0] < len(prog.blocks)
-                    and _is_int(f[1]) and 0 <= f[1] <= len(prog.blocks[f[0]].steps) and isinstance(f[2], dict)):
-                self.fail(f"a running block must be [block, step, locals] of this rules file, not {str(f)[:80]}")
-        if pending is None:
-            return
-        self.need(isinstance(pending, dict) and pending.get("kind") in ("choice", "window"),
-                  "'pending' must be a choice or a response window")
-        self.need(bool(frames), "a decision is pending but no block is running")
-        self.player(pending.get("who"), "the player deciding", nullable=False)
-        if pending["kind"] == "window":
-            self.need(pending.get("eid") in d["stack"], "the pending response window is for an entry not on the stack")
-        else:
-            opts, texts = pending.get("options"), pending.get("texts")
-            self.need(isinstance(opts, list) and isinstance(texts, list) and len(opts) == len(texts) and opts
-                      and all(isinstance(t, str) for t in texts), "a pending choice needs options and their texts")
-            self.need(isinstance(pending.get("target"), str), "a pending choice must say where its answer goes")
+    def entry(self, e: list) -> None:
+        eid, kind, by, target, cards, against, cancelled, data = e
+        where = f"stack entry {eid}"
+        if not (isinstance(kind, str) and kind in self.prog.effects):
+            self.fail(f"{where} names the unknown effect {kind!r}")
+        self.player(by, f"the player of {where}")
+        self.player(target, f"the target of {where}")
+        if not (isinstance(cards, list) and all(_is_int(c) and 0 <= c < self.card_count for c in cards)):
+            self.fail(f"the cards of {where} must be a list of cards, not {str(cards)[:80]}")
+        if not (against is None or (_is_int(against) and against in self.entry_ids and against < eid)):
+            self.fail(f"{where} answers {against!r}, which is not an earlier entry")
+        if not isinstance(cancelled, bool):
+            self.fail(f"whether {where} is cancelled must be true or false")
+        fields = self.entry_fields(kind)
+        if not (isinstance(data, dict) and set(data) == set(fields)):
+            self.fail(f"the fields of {where} must be those of effect '{kind}' "
+                      f"({', '.join(fields) or 'none'}), not {str(data)[:80]}")
+        for name, t in fields.items():
+            if t is not None:
+                self.value(data[name], t, f"the field '{name}' of {where}")
+
+    def entry_fields(self, effect: str) -> dict:
+        """{field: type or None} an effect declares (cached for the rules)."""
+        cache = self.prog.cache.setdefault("saved_entry_fields", {})
+        got = cache.get(effect)
+        if got is None:
+            model = self.game.model
+            got = cache[effect] = {f.name: resolve_type(f.type, model) for f in model.effects[effect].fields}
+        return got

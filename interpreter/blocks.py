@@ -65,10 +65,11 @@ class _Asm:
         """A step that may stop the block: a frame resumes at the step after it."""
         self.resumes.add(self.add(step) + 1)
 
-    def bind(self, name: str, t, nullable: Optional[bool] = None, surely: bool = True) -> None:
+    def bind(self, name: str, t, nullable: Optional[bool] = None, surely: bool = True, distinct: bool = False) -> None:
         """The block binds `name` (of type t, None: unknown) here; `surely`: on every path.
-        nullable: may it be none whatever its type (True), never (False), as its type allows (None)."""
-        self.names[name] = (t, nullable)
+        nullable: may it be none whatever its type (True), never (False), as its type allows (None);
+        distinct: a list of values that are all different (the cards or players of a choice)."""
+        self.names[name] = (t, nullable, distinct)
         if surely:
             self.bound.add(name)
 
@@ -258,7 +259,8 @@ class BlockCompiler:
         from .choices import compile_choice
         step = compile_choice(self.prog, s)
         asm.add_stop(step)
-        asm.bind(s.name, step.choice_type, nullable=True)  # (none when declined or nothing to choose)
+        asm.bind(s.name, step.choice_type, nullable=True,  # (none when declined or nothing to choose)
+                 distinct=step.choice_kind in ("cards", "players"))
 
     def _x_Emit(self, s: A.Emit, asm: _Asm) -> None:
         name = s.event.name

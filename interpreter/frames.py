@@ -36,6 +36,6 @@ class CBlock:
     # What a saved frame of it may hold (serialise.py checks a saved state against them):
     starts: tuple = ()       # per step: the names it binds itself that are surely bound when the step starts
     names: dict = attrs.field(factory=dict)  # every name it may bind -> (its type or None, may it be none:
-                                             # True, False, or None: as its type allows)
+                                             # True, False, or None: as its type allows, all different)
     loops: dict = attrs.field(factory=dict)  # "$forN" -> (loop variable, the names restored when the loop ends)
     resumes: frozenset = frozenset([0])      # the steps a frame may be at: its start, and after a step that stops

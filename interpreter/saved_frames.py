@@ -44,8 +44,7 @@ def check_frames(val) -> None:
         val.need(f[1] in blocks[f[0]].resumes, f"frame {i} ({blocks[f[0]].name}) is at step {f[1]}, where it "
                                                f"cannot have stopped (it stops at steps {sorted(blocks[f[0]].resumes)})")
     _decision(val, frames, pending)
-    awaited = _awaited_names(frames, pending)
-    for i, f in enumerate(frames):
+    for i, f in enumerate(frames):  # the engine's frames first: they say what the blocks await
         where = f"frame {i} ({blocks[f[0]].name})"
         if f[0] == EMIT_BLOCK:
             _emit_frame(val, frames, i, where)
@@ -53,8 +52,10 @@ def check_frames(val) -> None:
             _windows_frame(val, f[2], where)
         elif f[0] == AFTER_RESPONSE_BLOCK:
             _after_response_frame(val, frames, i, where)
-        else:
-            _block_frame(val, frames, i, where, awaited.get(i, ()))
+    awaited = _awaited_names(frames, pending)
+    for i, f in enumerate(frames):
+        if f[0] > AFTER_RESPONSE_BLOCK:
+            _block_frame(val, frames, i, f"frame {i} ({blocks[f[0]].name})", awaited.get(i, ()))
     if pending is not None:
         _pending(val, frames, pending)
 
@@ -200,12 +201,19 @@ def _block_frame(val, frames: list, i: int, where: str, awaited) -> None:
             continue
         spec = inputs.get(name) or blk.names.get(name)
         val.need(spec is not None, f"{where}: {name!r} is not a name this block holds")
+        if name in inputs and name in blk.names and inputs[name][0] != blk.names[name][0]:
+            spec = (None, True, False)  # an input the block binds anew with another type: either
         if name == "$rf":  # a trigger's body reads (and may prevent) its event's frame, just below
             val.need(v == i - 1 and frames[v][0] == EMIT_BLOCK, f"{where}: '$rf' must be the event's frame just below")
         else:
             _typed(val, v, spec, f"{where}: the local '{name}'")
     if "this" in inputs:
         val.need(_is_entry(env.get("this"), val), f"{where}: 'this' must be a stack entry that is there")
+    if "$rf" in env:
+        rec = frames[env["$rf"]][2]["rec"]
+        differ = [n for n in val.trigger_mirrors().get(f[0], ()) if n in env and env[n] != rec[n]]
+        val.need(not differ, f"{where}: the event fields {differ} differ from its event's record (the trigger "
+                             f"never changes them)")
     required = set(inputs)
     if f[1] < len(blk.starts):
         required |= blk.starts[f[1]]
@@ -224,16 +232,20 @@ def _loop(val, blk, key: str, v, inputs: dict, where: str) -> None:
         for x in v[0]:
             val.value(x, t, f"{where}: an item")
     for name, x in v[2].items():
-        _typed(val, x, inputs.get(name) or blk.names.get(name, (None, True)), f"{where}: the saved '{name}'")
+        _typed(val, x, inputs.get(name) or blk.names.get(name, (None, True, False)), f"{where}: the saved '{name}'")
 
 
 def _typed(val, v, spec: tuple, what: str) -> None:
-    """v fits (type or None, may it be none: True, False, or None for as the type allows)."""
-    t, nullable = spec
+    """v fits (type or None, may it be none: True, False, or None for as the type allows, are the
+    values of a list all different)."""
+    t, nullable, distinct = spec
     if v is None and nullable is not None:
         val.need(nullable, f"{what} must not be none")
-    elif t is not None:
+        return
+    if t is not None:
         val.value(v, t, what)
+    if distinct and v is not None:
+        val.need(len(set(v)) == len(v), f"{what} holds a value twice")
 
 
 # ---------------------------------------------------------------------- the pending decision
@@ -277,12 +289,13 @@ def _block_choice(val, frame: list, pending: dict) -> None:
     for v in pending["options"]:
         if kind == "card":
             ok = v is None or _is_card_or_marker(v, val)
-        elif kind == "cards":
-            ok = type(v) is list and all(_is_card_or_marker(c, val) for c in v)
+        elif kind == "cards":  # (face-down picks of one zone repeat; cards do not)
+            ok = type(v) is list and all(_is_card_or_marker(c, val) for c in v) and \
+                len({c for c in v if c < val.card_count}) == sum(c < val.card_count for c in v)
         else:
             ok = True
             if v is not None:
-                val.value(v, t, f"an option of the pending choice for '{target}'")
+                _typed(val, v, (t, True, kind == "players"), f"an option of the pending choice for '{target}'")
         val.need(ok, f"the pending choice for '{target}' offers {str(v)[:60]}, which is not a {kind} choice")
 
 
@@ -330,21 +343,37 @@ def block_inputs(prog, model) -> dict:
     out: dict = {}
     for act in prog.actions.values():
         if act.effect is not None:
-            names = out[act.effect] = {p.name: (p.type, p.nullable) for p in act.params}
+            names = out[act.effect] = {p.name: (p.type, p.nullable, p.kind in ("cards", "players"))
+                                       for p in act.params}
             if act.ability is not None:  # the card that gives the action, and its owner (actions.py)
-                names["owner"], names["self"] = (T.PLAYER, False), (T.CARD, False)
+                names["owner"], names["self"] = _PLAYER, _CARD
     for eff in prog.effects.values():
         for b in (eff.resolve, eff.cancelled):
             if b is not None:
-                out[b] = {"this": (T.ENTRY, False)}
+                out[b] = {"this": (T.ENTRY, False, False)}
     for trig in prog.trigger_list:
-        names = {n: (t, None) for n, t in event_params(model, trig.event).items()}
+        names = {n: (t, None, False) for n, t in event_params(model, trig.event).items()}
         if trig.ability is not None:
-            names["owner"], names["self"] = (T.PLAYER, False), (T.CARD, False)
+            names["owner"], names["self"] = _PLAYER, _CARD
         elif trig.for_var is not None:
-            names[trig.for_var] = (T.PLAYER, False)
-        names["$rf"] = (None, False)
+            names[trig.for_var] = _PLAYER
+        names["$rf"] = (None, False, False)
         out[trig.body] = names
+    return out
+
+
+_PLAYER, _CARD = (T.PLAYER, False, False), (T.CARD, False, False)
+
+
+def trigger_mirrors(prog, model) -> dict:
+    """trigger body -> the event fields it never assigns: while it runs they equal the fields of
+    its event's record (it starts with a copy, and only its own end writes the record back)."""
+    from .blocks import _assigned_names
+    out = {}
+    for trig in prog.trigger_list:
+        decl = model.triggers[trig.index]
+        own = prog.blocks[trig.body].names  # (a 'let' may take an event field's name)
+        out[trig.body] = [p for p in trig.params if p not in _assigned_names(decl.body) and p not in own]
     return out
 
 

@@ -147,6 +147,7 @@ def _all_fit(log: list, val) -> bool:
     at the end, at C speed.  True only when every entry fits (ENTRY_KINDS' checks say the same);
     False sends the log through them, one by one, to name the first entry that does not."""
     zones: list = []
+    cards: list = []
     players: list = []
     ids: list = []
     moves: list = []  # the [[card, zone], ...] of the moves
@@ -175,7 +176,14 @@ def _all_fit(log: list, val) -> bool:
                         return False
                     continue
                 zones.append(e[1])
-                moves.append(moved)
+                if len(moved) == 1:  # (most moves move one card)
+                    m = moved[0]
+                    if len(m) != 2:
+                        return False
+                    cards.append(m[0])
+                    zones.append(m[1])
+                else:
+                    moves.append(moved)
             elif kind == "phase" or kind == "text" or kind == "announce":
                 if size != 2 or type(e[1]) is not text or (kind == "phase" and e[1] not in phases):
                     return False
@@ -193,13 +201,13 @@ def _all_fit(log: list, val) -> bool:
                 check = ENTRY_KINDS.get(kind)
                 if check is None or not check[0](e, val):
                     return False
-        cards: list = []
-        pairs = list(chain.from_iterable(moves))  # every [card, zone] moved
+        pairs = list(chain.from_iterable(moves))  # every [card, zone] of the moves of several cards
         if pairs:
             if set(map(len, pairs)) != {2}:
                 return False
-            cards, sources = zip(*pairs)
-            zones += sources
+            flat = list(chain.from_iterable(pairs))  # card, zone, card, zone, ...
+            cards += flat[::2]
+            zones += flat[1::2]
         return _numbers_below(zones, val.zone_count) and _numbers_below(cards, val.card_count) \
             and _numbers_below(players, val.n) and _numbers_below(ids, val.next_entry)
     except (TypeError, ValueError, IndexError, KeyError):

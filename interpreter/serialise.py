@@ -13,7 +13,7 @@ from typing import Union
 from rulespec import types as T
 
 from .errors import EngineError
-from .saved_frames import block_inputs, check_frames, event_params, resolve_type
+from .saved_frames import block_inputs, check_frames, event_params, resolve_type, trigger_mirrors
 from .saved_log import check_log
 
 STAGES = ("enter", "check", "await", "after", "exit", "next", "over")
@@ -287,6 +287,7 @@ class _Validator:
                 and isinstance(v["via"], str) and isinstance(v.get("$text", ""), str)):
             self.fail(f"{what} must be a card as used ({', '.join(sorted(keys))}), not {str(v)[:80]}")
         self.value(v["cards"], T.CARDS, f"the cards of {what}")
+        self.need(len(set(v["cards"])) == len(v["cards"]), f"the cards of {what} must be different cards")
         self.value(v["giver"], T.CARD, f"the card giving {what}")
         for name, info in props.items():
             if v[name] is not None:
@@ -298,6 +299,12 @@ class _Validator:
         if event not in cache:
             cache[event] = event_params(self.game.model, event)
         return cache[event]
+
+    def trigger_mirrors(self) -> dict:
+        cache = self.prog.cache
+        if "saved_trigger_mirrors" not in cache:
+            cache["saved_trigger_mirrors"] = trigger_mirrors(self.prog, self.game.model)
+        return cache["saved_trigger_mirrors"]
 
     def block_inputs(self) -> dict:
         cache = self.prog.cache

@@ -498,6 +498,7 @@ class State(Observation):
         """A state from to_json's text (or its dict).  Without `game` the rules file the state
         names is loaded.  A state that does not fit its rules raises StateFormatError."""
         d = parse_state_text(text)
+        owned = not isinstance(text, dict)  # parsed here: the state may keep its lists as they are
         if game is None:
             from .game import load
             rules = d.get("rules")
@@ -505,24 +506,26 @@ class State(Observation):
                 raise StateFormatError("this saved state does not say which rules file it belongs to ('rules')")
             game = load(rules)
         validate_state_dict(d, game)
+        if not owned:  # the caller's dict: the state gets copies of what it may change
+            d = _copy_of_state_dict(d)
         st = cls.__new__(cls)
         st.game, st.prog = game, game.prog
         st.n, st.seed, st.opts = d["players"], d["seed"], Options(d["options"])
         st.phase, st.stage, st.active, st.rng = d["phase"], d["stage"], d["active"], d["rng"]
-        st.vars = [_deep(v) for v in d["vars"]]
-        st.zones = [list(z) for z in d["zones"]]
-        st.where = [0] * game.prog.card_count
-        for zi, z in enumerate(st.zones):
+        st.vars = d["vars"]
+        st.zones = zones = d["zones"]
+        st.where = where = [0] * game.prog.card_count
+        for zi, z in enumerate(zones):
             for c in z:
-                st.where[c] = zi
-        st.plays = {int(k): [[p, list(cs)] for p, cs in v] for k, v in d["plays"].items()}
-        st.revealed, st.shown, st.terminal = list(d["revealed"]), list(d["shown"]), d["terminal"]
-        st.winners_ = list(d["winners"]) if d["winners"] is not None else None
-        st.history, st.log = list(d["history"]), list(d["log"])
-        st.stack, st.entries = list(d["stack"]), [_deep(e) for e in d["entries"]]
+                where[c] = zi
+        st.plays = {int(k): v for k, v in d["plays"].items()}
+        st.revealed, st.shown, st.terminal = d["revealed"], d["shown"], d["terminal"]
+        st.winners_ = d["winners"]
+        st.history, st.log = d["history"], d["log"]
+        st.stack, st.entries = d["stack"], d["entries"]
         st.next_entry, st.turn_active = d["next_entry"], d["turn_active"]
-        st.frames = [[f[0], f[1], _deep(f[2])] for f in d["frames"]]
-        st.pending = _deep(d["pending"])
+        st.frames = d["frames"]
+        st.pending = d["pending"]
         st._legal = st._legal_map = None
         st._memo = None
         st.cov = None
@@ -530,6 +533,18 @@ class State(Observation):
 
     def __repr__(self) -> str:
         return f"<State {self.game.model.name} phase={self.phase} active={player_name(self.active)} terminal={self.terminal}>"
+
+
+def _copy_of_state_dict(d: dict) -> dict:
+    """A saved state's dict with copies of every list and mapping a State changes (log entries
+    are never changed once written: shared)."""
+    return {**d, "vars": [_deep(v) for v in d["vars"]], "zones": [list(z) for z in d["zones"]],
+            "plays": {k: [[p, list(cs)] for p, cs in v] for k, v in d["plays"].items()},
+            "revealed": list(d["revealed"]), "shown": list(d["shown"]),
+            "winners": list(d["winners"]) if d["winners"] is not None else None,
+            "history": list(d["history"]), "log": list(d["log"]), "stack": list(d["stack"]),
+            "entries": [_deep(e) for e in d["entries"]], "frames": [[f[0], f[1], _deep(f[2])] for f in d["frames"]],
+            "pending": _deep(d["pending"])}
 
 
 def _deep(v):

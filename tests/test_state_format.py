@@ -185,3 +185,222 @@ def test_the_sample_has_deep_stacks_and_pending_choices():
     assert max(len(d["stack"]) for d in states) >= 2
     assert any(d["pending"] and d["pending"]["kind"] == "choice" and len(d["frames"]) >= 2 for d in states)
     assert any(d["pending"] and d["pending"]["kind"] == "window" for d in states)
+
+
+# ---------------------------------------------------------------------- each kind of inconsistency
+@functools.lru_cache(maxsize=None)
+def played(name: str, players: int, seed: int, decisions: int, options: tuple = ()) -> str:
+    """The JSON of a state after `decisions` random decisions (seeded)."""
+    st = game(name).new_state(players=players, seed=seed, options=dict(options))
+    rng = random.Random(seed)
+    for _ in range(decisions):
+        st.apply(rng.choice(st.legal_actions()))
+    return st.to_json()
+
+
+def sgs(decisions: int) -> dict:
+    """San Guo Sha, 6 players, seed 0: at 0 a choice inside a 'for' over the players; at 36 a
+    Dodge asked inside a trigger inside an event inside an effect resolving; at 104 a response
+    window with two entries on the stack."""
+    return json.loads(played("sanguosha.rules", 6, 0, decisions))
+
+
+def chuhan() -> dict:
+    return json.loads(played("chuhan.rules", 2, 1, 30, (("events", True),)))
+
+
+def refusal(d: dict, name: str = "sanguosha.rules") -> str:
+    """from_json's message for d, or "accepted"."""
+    try:
+        State.from_json(json.dumps(d), game(name))
+    except StateFormatError as e:
+        return str(e)
+    return "accepted"
+
+
+def test_the_states_used_below_are_what_they_say():
+    assert sgs(0)["pending"]["target"] == "pair" and any(k.startswith("$for") for k in sgs(0)["frames"][0][2])
+    frames = sgs(36)["frames"]
+    assert [f[0] for f in frames[:2]] == [1, 2] and frames[3][0] == 0 and frames[3][2]["ret"] == "r"
+    assert sgs(104)["pending"]["kind"] == "window" and len(sgs(104)["stack"]) == 2
+
+
+@pytest.mark.parametrize("entry,message", [
+    (7, "log entry N: a log entry is a list that starts with its kind, not 7"),
+    (["dance", 1], "log entry N: unknown kind 'dance'"),
+    (["text", 5], "a text entry needs"),
+    (["announce"], "an announce entry needs"),
+    (["phase", "nowhere"], "a phase entry needs [\"phase\", phase] naming a phase"),
+    (["action", 9, "x"], "an action entry needs"),
+    (["action", 0, "x", [1, 0]], "an action entry needs"),
+    (["action", 0, 5], "an action entry needs"),
+    (["move", 1], "a move entry needs [\"move\", zone, [[card, zone], ...]]"),
+    (["move", 0, []], "a move entry needs"),
+    (["move", 0, [[0]]], "a move entry needs"),
+    (["move", 0, [[9999, 0]]], "a move entry needs"),
+    (["move", 0, [[0, 1.5]]], "a move entry needs"),
+    (["move", 0, [[0, 1]], [5]], "a move entry needs"),
+    (["move", 0, [[0, 1]], [1, 1]], "a move entry needs"),
+    (["move", 0, [[0, 1]], []], "a move entry needs"),
+    (["reveal", 0, ["x"]], "a reveal entry needs"),
+    (["reveal_card", -1], "a reveal_card entry needs"),
+    (["look", 0, "cards"], "a look entry needs"),
+    (["stack", 10**6, "pass_writ", 0], "a stack entry needs"),
+    (["stack", 0, "no_such_effect", 0], "a stack entry needs"),
+    (["resolve", 0, "pass_writ", "no"], "a resolve entry needs"),
+    (["end", [0, 0]], "an end entry needs"),
+])
+def test_every_kind_of_log_entry_is_checked(entry, message):
+    d = chuhan()
+    d["log"].insert(3, entry)
+    assert message.replace("N", "3") in refusal(d, "chuhan.rules")
+
+
+@pytest.mark.parametrize("entry", [
+    ["move", 0, [[0, 1], [1, 1]]],
+    ["move", 0, [[0, 1], [1, 2]], [0, 2]],  # with the zones that were revealed as the cards moved
+    ["move", 3, [[4, 3]], [3]],
+    ["action", None, "x"],
+    ["action", 1, "a choice", [1]],
+    ["look", 1, []],
+    ["end", []],
+])
+def test_the_entries_the_engine_writes_are_accepted(entry):
+    d = chuhan()
+    d["log"].append(entry)
+    assert refusal(d, "chuhan.rules") == "accepted"
+    State.from_json(json.dumps(d), game("chuhan.rules")).log_lines(0)
+
+
+def test_the_quick_pass_over_the_log_agrees_with_the_entry_by_entry_check():
+    rng = random.Random(3)
+    for name, text in sample_states():
+        d = json.loads(text)
+        val = _Validator(d, game(name))
+        val.run()
+        log = d["log"]
+        for _ in range(15):
+            bad = copy.deepcopy(log)
+            mutate({"log": bad}, rng)
+            fits = all(type(e) is list and e and type(e[0]) is str and e[0] in ENTRY_KINDS
+                       and ENTRY_KINDS[e[0]][0](e, val) for e in bad)
+            assert _all_fit(bad, val) == fits
+
+
+def test_a_stack_id_twice_is_refused():
+    d = sgs(104)
+    d["stack"].append(d["stack"][-1])
+    assert "'stack' must list each entry once, oldest first" in refusal(d)
+
+
+def test_a_stack_out_of_order_is_refused():
+    d = sgs(104)
+    d["stack"].reverse()
+    assert "'stack' must list each entry once, oldest first" in refusal(d)
+
+
+def test_an_entry_answering_a_missing_entry_is_refused():
+    d = sgs(104)
+    d["entries"][-1][5] = 99
+    assert "stack entry 3 answers 99, which is not an earlier entry" in refusal(d)
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda data: data.clear(), "the fields of stack entry 3 must be those of effect"),
+    (lambda data: data.update(extra=1), "the fields of stack entry 3 must be those of effect"),
+    (lambda data: data.update({next(iter(data)): [1]}), "the field 'card_name' of stack entry 3 must be text"),
+])
+def test_an_entry_with_wrong_fields_is_refused(change, message):
+    d = sgs(104)
+    change(d["entries"][-1][7])
+    assert message in refusal(d)
+
+
+def test_a_dropped_response_window_frame_is_refused():
+    d = sgs(104)
+    d["frames"].pop()  # the response stack's frame, which asks the pending window
+    assert "the pending response window must be the window of the response stack's frame on top" in refusal(d)
+
+
+def test_dropped_frames_and_decision_while_entries_wait_are_refused():
+    d = sgs(104)
+    d["frames"], d["pending"] = [], None
+    assert "nothing is pending, so the state must await a phase's actor" in refusal(d)
+    assert "the stack holds entries" in refusal(d)
+
+
+def test_a_window_asking_another_player_is_refused():
+    d = sgs(104)
+    d["pending"]["who"] = (d["pending"]["who"] + 1) % 6
+    assert "asking the player its order gives" in refusal(d)
+
+
+def test_a_choice_no_block_asked_is_refused():
+    d = sgs(36)
+    d["pending"]["target"] = "elsewhere"  # (then 'd', the answer awaited, is missing)
+    assert "frame 4 (trigger 'ask_for_dodges'): the locals ['d'] are missing" in refusal(d)
+    d = sgs(36)
+    d["pending"]["param"] = "card"
+    assert "the pending choice (for 'd') is not the one trigger 'ask_for_dodges' asks where it stopped" in refusal(d)
+    d = sgs(36)
+    d["frames"][-1][1] -= 1  # the frame resumes at a step where it cannot have stopped
+    assert "where it cannot have stopped" in refusal(d)
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda f: f[-1][2].update(got="many"), "frame 4 (trigger"),
+    (lambda f: f[-1][2].update(got="many"), "the local 'got' must be a whole number, not 'many'"),
+    (lambda f: f[-1][2].update(stranger=1), "'stranger' is not a name this block holds"),
+    (lambda f: f[-1][2].pop("got"), "the locals ['got'] are missing"),
+    (lambda f: f[-1][2].pop("p"), "the locals ['p'] are missing"),
+    (lambda f: f[-1][2].update({"$rf": 0}), "'$rf' must be the event's frame just below"),
+    (lambda f: f[2][2].update(this=7), "frame 2 (the resolution of effect 'strike'): the local 'this' must be a "
+                                       "stack entry, not 7"),
+    (lambda f: f[2][2]["te"].pop("user"), "must be the record of event 'takes_effect'"),
+    (lambda f: f[3][2]["rec"].update(needed="one"), "the field 'needed' of the event must be a whole number"),
+    (lambda f: f[3][2].update(ret="nowhere"), "the record goes back to 'nowhere' of frame 2"),
+    (lambda f: f[3][2]["jobs"][0].__setitem__(1, 0), "is not a trigger of this event"),
+    (lambda f: f[1][2].update(resolved=40), "'resolved' must be the id of a stack entry"),
+    (lambda f: f[4][2]["$for27"].__setitem__(1, 5), "the loop '$for27' must be [items, next index, saved names]"),
+])
+def test_garbage_in_frames_is_refused(change, message):
+    d = sgs(36)
+    change(d["frames"])
+    assert message in refusal(d)
+
+
+def test_a_loop_over_the_wrong_items_is_refused():
+    d = sgs(0)
+    key = next(k for k in d["frames"][0][2] if k.startswith("$for"))
+    d["frames"][0][2][key][0] = ["P1"]
+    assert f"the loop '{key}': an item" in refusal(d)
+
+
+def test_a_choice_offering_values_of_another_kind_is_refused():
+    d = sgs(0)
+    d["pending"]["options"][0] = 5  # a 'cards' choice offers lists of cards
+    assert "offers 5, which is not a cards choice" in refusal(d)
+    d = sgs(36)
+    d["pending"]["options"][0]["cards"] = ["Dodge"]
+    assert "the cards of an option of the pending choice for 'd'" in refusal(d)
+
+
+def test_a_game_over_with_a_decision_pending_is_refused():
+    d = sgs(36)
+    d["terminal"], d["winners"], d["stage"] = True, [0], "over"
+    assert "a game that is over has the stage 'over'" in refusal(d)
+
+
+def test_a_trigger_whose_event_fields_differ_from_the_record_is_refused():
+    d = sgs(36)
+    d["frames"][4][2]["p"] = (d["frames"][4][2]["p"] + 1) % 6  # a field 'ask_for_dodges' never changes
+    assert "frame 4 (trigger 'ask_for_dodges'): the event fields ['p'] differ from its event's record" in refusal(d)
+
+
+def test_the_same_card_twice_where_cards_are_different_is_refused():
+    d = sgs(104)
+    d["frames"][0][2]["u"]["cards"] *= 2  # the cards of a card as used
+    assert "the cards of frame 0 (the effect of action 'duel'): the local 'u' must be different cards" in refusal(d)
+    d = sgs(0)
+    d["pending"]["options"][0] = [163, 163]  # an option of a 'cards' choice
+    assert "offers [163, 163], which is not a cards choice" in refusal(d)

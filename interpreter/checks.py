@@ -25,7 +25,7 @@ from typing import Callable, Iterable, Optional
 import attrs
 
 from .errors import EngineError
-from .serialise import StateFormatError
+from .serialise import StateFormatError, log_entries_problem
 from .state import State
 
 Chooser = Callable[[State, random.Random], object]
@@ -185,8 +185,8 @@ def check_round_trip(st: State, log_from: Optional[int] = None, history_from: Op
 
     With ``log_from`` the log and the history (append-only, and the bulk of a long game's
     JSON) are left out of the whole-state round trip; the log entries from that index on
-    are checked on their own (each survives JSON and has the shape from_json accepts: a
-    list that starts with a text), and so are the history entries from ``history_from``
+    are checked on their own (each survives JSON and is an entry from_json accepts: one of
+    the kinds the engine writes, of its shape), and so are the history entries from ``history_from``
     on (default: the newest one), each of which must be an action's text.  Log entries are
     never changed once written, so checking each new entry once, at the next check, and the
     whole state now and then (see full_round_trip_due) covers what checking the whole
@@ -205,14 +205,14 @@ def check_round_trip(st: State, log_from: Optional[int] = None, history_from: Op
     d["history"] = []
     problems = _reloads(json.dumps(d, separators=(",", ":"), sort_keys=True), st.game)
     # the new log and history entries as from_json would read them (State.from_json takes both
-    # as they are, once its validator has seen that every entry has this shape)
+    # as they are, once its validator has seen that every entry fits)
     entries_text = json.dumps(entries, separators=(",", ":"))
     read = json.loads(entries_text)
     if json.dumps(read, separators=(",", ":")) != entries_text:
         problems.append("a log entry does not survive JSON: " + entries_text[:200])
-    bad = next((e for e in read if not (isinstance(e, list) and e and isinstance(e[0], str))), None)
+    bad = log_entries_problem(read, d, st.game, log_from) if not problems else None
     if bad is not None:
-        problems.append(f"the log holds {bad!r}, which is not a log entry (a list that starts with a text)")
+        problems.append(f"the log holds what is not a log entry the engine writes: {bad}")
     bad = next((h for h in newest if not isinstance(h, str)), None)
     if bad is not None:
         problems.append(f"the history holds {bad!r}, which is not an action's text")

@@ -123,22 +123,29 @@ ENTRY_KINDS = {
 }
 
 
-def check_log(log, val) -> None:
-    """Refuse (val.fail) the first log entry the engine could not have written."""
+def check_log(log, val, start: int = 0) -> None:
+    """Refuse (val.fail) the first log entry the engine could not have written (`start`: the
+    index of the first of them in the whole log, for the message)."""
     if type(log) is not list:
         val.fail("'log' must be a list of log entries")
     if _all_fit(log, val):
         return
-    kinds = ENTRY_KINDS
-    for i, e in enumerate(log):
-        if type(e) is not list or not e or type(e[0]) is not str:
-            val.fail(f"log entry {i}: a log entry is a list that starts with its kind, not {_short(e)}")
-        check = kinds.get(e[0])
-        if check is None:
-            val.fail(f"log entry {i}: unknown kind {e[0]!r} (kinds: {', '.join(kinds)})")
-        if not check[0](e, val):
-            val.fail(f"log entry {i}: a{'n' if e[0][0] in 'aeiou' else ''} {e[0]} entry needs {check[1]}, "
-                     f"not {_short(e)}")
+    for i, e in enumerate(log, start):
+        problem = entry_problem(e, val)
+        if problem is not None:
+            val.fail(f"log entry {i}: {problem}")
+
+
+def entry_problem(e, val):
+    """What is wrong with one log entry, or None."""
+    if type(e) is not list or not e or type(e[0]) is not str:
+        return f"a log entry is a list that starts with its kind, not {_short(e)}"
+    check = ENTRY_KINDS.get(e[0])
+    if check is None:
+        return f"unknown kind {e[0]!r} (kinds: {', '.join(ENTRY_KINDS)})"
+    if not check[0](e, val):
+        return f"a{'n' if e[0][0] in 'aeiou' else ''} {e[0]} entry needs {check[1]}, not {_short(e)}"
+    return None
 
 
 def _all_fit(log: list, val) -> bool:

@@ -8,7 +8,7 @@ truncated or written by another version.  Nothing here knows any game.
 from __future__ import annotations
 
 import json
-from typing import Union
+from typing import Optional, Union
 
 from rulespec import types as T
 
@@ -57,6 +57,18 @@ def parse_state_text(text: Union[str, bytes, dict]) -> dict:
 def validate_state_dict(d: dict, game) -> None:
     """Raise StateFormatError with the first problem of a saved state for `game`."""
     _Validator(d, game).run()
+
+
+def log_entries_problem(entries: list, d: dict, game, start: int) -> Optional[str]:
+    """The first of `entries` (the log from index `start` of the state saved as d, which fits
+    `game`) that from_json would refuse, said as its message; None if all fit."""
+    val = _Validator(d, game)
+    val.n, val.next_entry = d["players"], d["next_entry"]
+    try:
+        check_log(entries, val, start)
+    except StateFormatError as e:
+        return str(e)
+    return None
 
 
 REQUIRED = ("rules_sha256", "players", "seed", "options", "phase", "stage", "active", "rng", "vars", "zones",

@@ -404,3 +404,13 @@ def test_the_same_card_twice_where_cards_are_different_is_refused():
     d = sgs(0)
     d["pending"]["options"][0] = [163, 163]  # an option of a 'cards' choice
     assert "offers [163, 163], which is not a cards choice" in refusal(d)
+
+
+def test_the_fuzzers_round_trip_check_finds_a_wrongly_shaped_new_log_entry():
+    from interpreter.checks import check_round_trip
+    st = State.from_json(played("chuhan.rules", 2, 1, 30, (("events", True),)), game("chuhan.rules"))
+    mark = len(st.log)
+    assert check_round_trip(st, mark, len(st.history)) == []
+    st.log.append(["move", 1])  # a list that starts with a text, but no move the engine writes
+    problems = check_round_trip(st, mark, len(st.history))
+    assert any(f"log entry {mark}: a move entry needs" in p for p in problems), problems

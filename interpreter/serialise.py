@@ -355,8 +355,8 @@ class _Validator:
             if not (_is_int(e[0]) and 0 <= e[0] < nxt):
                 self.fail(f"a stack entry has the id {e[0]!r} (ids are whole numbers below 'next_entry', {nxt})")
             ids.append(e[0])
-        self.need(not ids or ids == list(range(ids[0], ids[0] + len(ids))),
-                  f"the stack entries' ids must be consecutive, not {ids}")
+        self.need(not ids or ids == list(range(ids[0], nxt)),
+                  f"the stack entries' ids must be consecutive, the last one below 'next_entry' ({nxt}), not {ids}")
         self.entry_ids = set(ids)
         for e in entries:
             self.entry(e)
@@ -372,8 +372,9 @@ class _Validator:
             self.fail(f"{where} names the unknown effect {kind!r}")
         self.player(by, f"the player of {where}")
         self.player(target, f"the target of {where}")
-        if not (isinstance(cards, list) and all(_is_int(c) and 0 <= c < self.card_count for c in cards)):
-            self.fail(f"the cards of {where} must be a list of cards, not {str(cards)[:80]}")
+        if not (isinstance(cards, list) and all(_is_int(c) and 0 <= c < self.card_count for c in cards)
+                and len(set(cards)) == len(cards)):
+            self.fail(f"the cards of {where} must be a list of different cards, not {str(cards)[:80]}")
         if not (against is None or (_is_int(against) and against in self.entry_ids and against < eid)):
             self.fail(f"{where} answers {against!r}, which is not an earlier entry")
         if not isinstance(cancelled, bool):

@@ -414,3 +414,15 @@ def test_the_fuzzers_round_trip_check_finds_a_wrongly_shaped_new_log_entry():
     st.log.append(["move", 1])  # a list that starts with a text, but no move the engine writes
     problems = check_round_trip(st, mark, len(st.history))
     assert any(f"log entry {mark}: a move entry needs" in p for p in problems), problems
+
+
+def test_next_entry_past_the_entries_is_refused():
+    d = sgs(104)
+    d["next_entry"] += 1  # the next entry stacked would not follow the others
+    assert "the stack entries' ids must be consecutive, the last one below 'next_entry'" in refusal(d)
+
+
+def test_an_entry_with_a_card_twice_is_refused():
+    d = sgs(104)
+    d["entries"][-1][4] *= 2
+    assert "the cards of stack entry 3 must be a list of different cards" in refusal(d)

@@ -4,7 +4,7 @@ many random mutations of them it refuses or survives.
     python benchmarks/state_format.py [--runs N] [--mutations N] [--seed S]
 
 The states: San Guo Sha with 6 players in a random game (seed 0) at the decision where the
-response stack is deepest within the first 400 decisions, and after 800 decisions (a long log),
+response stack is deepest within the first 400 decisions, and after 600 decisions (a long log),
 and one mid-game state of Chu Han and of Charuma.  For each: its JSON size, the number of log entries, and the median time of
 from_json (text in, State out), in microseconds: the least CPU time of --runs runs of 10 calls
 each, and the median wall-clock time.  With --mutations, the seeded
@@ -45,7 +45,7 @@ def mid_game(path: str, players: int, seed: int, decisions: int, deepest: bool =
 def states() -> dict:
     return {
         "sanguosha (6 players, deepest stack)": mid_game("games/sanguosha.rules", 6, 0, 400, deepest=True),
-        "sanguosha (6 players, 800 decisions)": mid_game("games/sanguosha.rules", 6, 0, 800),
+        "sanguosha (6 players, 600 decisions)": mid_game("games/sanguosha.rules", 6, 0, 600),
         "chuhan (mid-game)": mid_game("games/chuhan.rules", 2, 3, 60),
         "charuma (mid-game)": mid_game("games/charuma.rules", 4, 1, 60),
     }

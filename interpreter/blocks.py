@@ -324,7 +324,7 @@ class BlockCompiler:
 def trigger_epilogue(params: list, body: Optional[A.Block]) -> Optional[Callable]:
     """A trigger that assigns to its event's fields writes them back to the event's record,
     so later triggers and the emitter see the change."""
-    written = _assigned_names(body) & set(params)
+    written = assigned_names(body) & set(params)
     if not written:
         return None
     names = sorted(written)
@@ -336,7 +336,7 @@ def trigger_epilogue(params: list, body: Optional[A.Block]) -> Optional[Callable
     return write_back
 
 
-def _assigned_names(block: Optional[A.Block]) -> set:
+def assigned_names(block: Optional[A.Block]) -> set:
     out: set = set()
     if block is None:
         return out
@@ -345,8 +345,8 @@ def _assigned_names(block: Optional[A.Block]) -> set:
             out.add(s.target.name)
         elif isinstance(s, A.If):
             for _, b in s.branches:
-                out |= _assigned_names(b)
-            out |= _assigned_names(s.else_)
+                out |= assigned_names(b)
+            out |= assigned_names(s.else_)
         elif isinstance(s, A.For):
-            out |= _assigned_names(s.body)
+            out |= assigned_names(s.body)
     return out

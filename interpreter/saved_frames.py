@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from rulespec import types as T
 
+from .blocks import assigned_names
 from .events import SECRET
 from .frames import AFTER_RESPONSE_BLOCK, EMIT_BLOCK, TIMINGS, WINDOWS_BLOCK
 
@@ -110,7 +111,8 @@ def _emit_frame(val, frames: list, i: int, where: str) -> None:
              f"{where}: the record of event '{ev}' must hold its fields ({', '.join(params)}) and 'prevented'")
     val.need(type(rec["prevented"]) is bool, f"{where}: 'prevented' must be true or false")
     for name, t in params.items():
-        val.value(rec[name], t, f"{where}: the field '{name}' of the event")
+        if t is not None:
+            val.value(rec[name], t, f"{where}: the field '{name}' of the event")
     t = env.get("t")
     val.int_in(t, 0, 4, f"{where}: the timing 't'")
     jobs = env.get("jobs")
@@ -199,10 +201,8 @@ def _block_frame(val, frames: list, i: int, where: str, awaited) -> None:
         if name in blk.loops:
             _loop(val, blk, name, v, inputs, f"{where}: the loop '{name}'")
             continue
-        spec = inputs.get(name) or blk.names.get(name)
+        spec = _spec(name, inputs, blk)
         val.need(spec is not None, f"{where}: {name!r} is not a name this block holds")
-        if name in inputs and name in blk.names and inputs[name][0] != blk.names[name][0]:
-            spec = (None, True, False)  # an input the block binds anew with another type: either
         if name == "$rf":  # a trigger's body reads (and may prevent) its event's frame, just below
             val.need(v == i - 1 and frames[v][0] == EMIT_BLOCK, f"{where}: '$rf' must be the event's frame just below")
         else:
@@ -232,7 +232,15 @@ def _loop(val, blk, key: str, v, inputs: dict, where: str) -> None:
         for x in v[0]:
             val.value(x, t, f"{where}: an item")
     for name, x in v[2].items():
-        _typed(val, x, inputs.get(name) or blk.names.get(name, (None, True, False)), f"{where}: the saved '{name}'")
+        _typed(val, x, _spec(name, inputs, blk) or (None, True, False), f"{where}: the saved '{name}'")
+
+
+def _spec(name: str, inputs: dict, blk):
+    """(type, nullable, distinct) of a name a block holds, None if it holds no such name."""
+    spec = inputs.get(name) or blk.names.get(name)
+    if name in inputs and name in blk.names and inputs[name][0] != blk.names[name][0]:
+        return None, True, False  # an input the block binds anew with another type: either
+    return spec
 
 
 def _typed(val, v, spec: tuple, what: str) -> None:
@@ -368,12 +376,11 @@ _PLAYER, _CARD = (T.PLAYER, False, False), (T.CARD, False, False)
 def trigger_mirrors(prog, model) -> dict:
     """trigger body -> the event fields it never assigns: while it runs they equal the fields of
     its event's record (it starts with a copy, and only its own end writes the record back)."""
-    from .blocks import _assigned_names
     out = {}
     for trig in prog.trigger_list:
         decl = model.triggers[trig.index]
         own = prog.blocks[trig.body].names  # (a 'let' may take an event field's name)
-        out[trig.body] = [p for p in trig.params if p not in _assigned_names(decl.body) and p not in own]
+        out[trig.body] = [p for p in trig.params if p not in assigned_names(decl.body) and p not in own]
     return out
 
 

@@ -305,24 +305,28 @@ class _Validator:
             if v[name] is not None:
                 self.value(v[name], info.type, f"the property '{name}' of {what}")
 
-    def event_params(self, event) -> dict:
-        """{field: type or None} of an event; None for no event (cached for the rules)."""
-        cache = self.prog.cache.setdefault("saved_event_params", {})
-        if event not in cache:
-            cache[event] = event_params(self.game.model, event)
-        return cache[event]
+    def _once(self, key, make):
+        """What make() gives, worked out once for the rules (kept in prog.cache under key)."""
+        cache = self.prog.cache
+        if key not in cache:
+            cache[key] = make()
+        return cache[key]
+
+    def event_params(self, event) -> Optional[dict]:
+        """{field: type or None} of an event; None for no event."""
+        return self._once(("saved event params", event), lambda: event_params(self.game.model, event))
+
+    def entry_fields(self, effect: str) -> dict:
+        """{field: type or None} an effect declares."""
+        model = self.game.model
+        return self._once(("saved entry fields", effect),
+                          lambda: {f.name: resolve_type(f.type, model) for f in model.effects[effect].fields})
 
     def trigger_mirrors(self) -> dict:
-        cache = self.prog.cache
-        if "saved_trigger_mirrors" not in cache:
-            cache["saved_trigger_mirrors"] = trigger_mirrors(self.prog, self.game.model)
-        return cache["saved_trigger_mirrors"]
+        return self._once("saved trigger mirrors", lambda: trigger_mirrors(self.prog, self.game.model))
 
     def block_inputs(self) -> dict:
-        cache = self.prog.cache
-        if "saved_block_inputs" not in cache:
-            cache["saved_block_inputs"] = block_inputs(self.prog, self.game.model)
-        return cache["saved_block_inputs"]
+        return self._once("saved block inputs", lambda: block_inputs(self.prog, self.game.model))
 
     def plays(self, plays) -> None:
         prog = self.prog
@@ -387,11 +391,3 @@ class _Validator:
             if t is not None:
                 self.value(data[name], t, f"the field '{name}' of {where}")
 
-    def entry_fields(self, effect: str) -> dict:
-        """{field: type or None} an effect declares (cached for the rules)."""
-        cache = self.prog.cache.setdefault("saved_entry_fields", {})
-        got = cache.get(effect)
-        if got is None:
-            model = self.game.model
-            got = cache[effect] = {f.name: resolve_type(f.type, model) for f in model.effects[effect].fields}
-        return got

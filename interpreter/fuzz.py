@@ -45,7 +45,7 @@ from typing import Callable, Iterator, Optional, Sequence
 
 import attrs
 
-from .checks import CHOOSERS, _first_difference, full_round_trip_due, replay, state_problems
+from .checks import CHOOSERS, LOG_CHECK, LogMemory, _first_difference, full_round_trip_due, replay, state_problems
 from .errors import EngineError, IllegalActionError
 from .secrecy import CHECK as COUNTERFACTUAL, Trace, _mark_seen, _view, counterfactual_check
 from .state import State
@@ -145,6 +145,7 @@ def play_game(game, players: int, seed: int, options: Optional[dict], pick: Pick
     log_checked = history_checked = 0  # the log and history entries checked by the last costly check
     cards_checked = None  # the log's length at the last check of the cards (None: check them all)
     texts: dict = {}  # the whole state's JSON at the end (see check_round_trip), compared with the replay
+    memory = LogMemory(players)  # the log as every player read it (its past lines never change)
     prev_text = None
     doing = "checking the state"
     try:
@@ -161,6 +162,8 @@ def play_game(game, players: int, seed: int, options: Optional[dict], pick: Pick
             cards_checked = len(st.log)
             if costly:
                 log_checked, history_checked = len(st.log), len(st.history)
+                if not problems:  # (a log entry the round trip refuses is not read)
+                    problems = [(LOG_CHECK, p) for p in memory.problems(st, whole=full or st.terminal)]
             if problems:
                 out.failure = (problems[0][0], f"after {out.steps} decisions: {problems[0][1]}")
                 break
@@ -1065,7 +1068,8 @@ def _counterfactual_scenario(game, failure: Failure, options: dict, base_dir: Pa
                   "steps": plays + last}
         redealt = {"name": f"{name}: the cards {pv} never saw re-dealt", **head,
                    "doc": (f"The same game with the {d['redealt']} cards {pv} had not seen by decision {d['cut']} "
-                           f"re-dealt at the first decision; {pv} must see the same as in the game as played. "
+                           f"re-dealt (dealt so by the setup: the position gives what the setup then worked out); "
+                           f"{pv} must see the same as in the game as played. "
                            f"Fails while the leak is there: {failure.message}"),
                    "position": position, "steps": plays + last}
         note = ("" if confirmed is None or confirmed else

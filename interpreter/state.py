@@ -49,7 +49,7 @@ class State(Observation):
 
     # ------------------------------------------------------------------ creation
     @classmethod
-    def new(cls, game, players: int, seed: int, options: dict, coverage=None) -> "State":
+    def new(cls, game, players: int, seed: int, options: dict, coverage=None, start_order=None) -> "State":
         """coverage: an optional collections.Counter that counts the rules exercised
         ("action:NAME", "phase:NAME", "effect:NAME", "cancelled:NAME", "event:NAME",
         "trigger:NAME"); it is not part of the state (not copied, not saved)."""
@@ -80,7 +80,7 @@ class State(Observation):
         st.frames, st.pending = [], None
         start = prog.zone_base.get(game.model.cards_start) if game.model.cards_start else None
         if start is not None:
-            st.zones[start] = list(range(prog.card_count))
+            st.zones[start] = list(range(prog.card_count)) if start_order is None else list(start_order)
             st.where = [start] * prog.card_count
         st.vars = []
         for info, f in prog.var_defaults:
@@ -109,6 +109,15 @@ class State(Observation):
             zones[dest][0:0] = list(cards)
         else:
             zones[dest].extend(cards)
+        # A log line shows what its viewers could see when it happened, never what they see
+        # later: the zones of this move that are revealed now go into the entry (a later
+        # reveal or conceal changes only later lines).  Usually none is: the entry stays short.
+        revealed = self.revealed
+        if revealed:
+            then = [zi for zi in revealed if zi == dest or any(src == zi for _, src in moved)]
+            if then:
+                self.log.append(["move", dest, moved, then])
+                return
         self.log.append(["move", dest, moved])
 
     def _unrecord_play(self, zi: int, c: int) -> None:

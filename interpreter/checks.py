@@ -411,7 +411,7 @@ LOG_CHECK = "secrecy (log)"
 
 
 class LogMemory:
-    """What every player (and the omniscient observer) read in the log so far, line by line.
+    """What every player read in the log so far, line by line.
 
     A log line shows what its viewer could see when it was written; a later reveal or
     conceal changes only later lines (docs/language.md, Secrecy).  So the whole log a player
@@ -425,7 +425,7 @@ class LogMemory:
     __slots__ = ("lines", "entries", "shown")
 
     def __init__(self, players: int):
-        self.lines: dict = {v: [] for v in [None, *range(players)]}
+        self.lines: dict = {v: [] for v in range(players)}
         self.entries = 0  # the log entries read so far
         self.shown = None  # what was revealed at the last call: zones, and how many cards on their own
 
@@ -447,9 +447,9 @@ class LogMemory:
         return out
 
 
-def _past_line_changed(v: Optional[int], before: list, now: list) -> str:
+def _past_line_changed(v: int, before: list, now: list) -> str:
     i = next((i for i, (x, y) in enumerate(zip(before, now)) if x != y), min(len(before), len(now)))
-    who = "the full log" if v is None else f"P{v + 1}'s log"
+    who = f"P{v + 1}'s log"
     x = before[i].strip()
     y = now[i].strip() if i < len(now) else "(nothing)"
     return f"{who} changed a past line: line {i + 1} read {x!r} when it was written, and reads {y!r} now"

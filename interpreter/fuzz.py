@@ -163,7 +163,7 @@ def play_game(game, players: int, seed: int, options: Optional[dict], pick: Pick
             if costly:
                 log_checked, history_checked = len(st.log), len(st.history)
                 if not problems:  # (a log entry the round trip refuses is not read)
-                    problems = [(LOG_CHECK, p) for p in memory.problems(st, whole=full or st.terminal)]
+                    problems = [(LOG_CHECK, p) for p in memory.problems(st, whole=full)]
             if problems:
                 out.failure = (problems[0][0], f"after {out.steps} decisions: {problems[0][1]}")
                 break

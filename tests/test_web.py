@@ -34,6 +34,7 @@ import interpreter
 from interpreter.fuzz import REPLAY_FORMAT, REPLAY_VERSION
 from rulespec.cli import main
 from rulespec.web.pages import rules_meta
+from rulespec.web.security import allowed_hosts_for, host_refusal
 from rulespec.web.server import listen, make_app, make_server
 from rulespec.web.sessions import Store
 
@@ -456,6 +457,11 @@ def test_a_post_from_another_site_is_refused(server):
         status, headers, raw = request(base + path, headers={"Host": "evil.example:80", **_bearer(owner)})
         assert status == 400 and "host name" in _json_error(status, headers, raw)
     assert request(base + "/", headers={"Host": f"localhost:{urlsplit(base).port}"})[0] == 200
+    # the names a server answers to, by the address it listens on (rulespec serve --host)
+    assert allowed_hosts_for("0.0.0.0") is None and allowed_hosts_for("::") is None
+    lan = allowed_hosts_for("192.168.1.5")
+    assert host_refusal("192.168.1.5:8000", lan) is None and host_refusal("[::1]:8000", lan) is None
+    assert host_refusal("evil.example", lan) and host_refusal(None, lan)
 
 
 def test_malformed_or_mistyped_bodies_get_a_short_json_error(server, capfd):

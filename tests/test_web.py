@@ -504,6 +504,20 @@ def test_malformed_or_mistyped_bodies_get_a_short_json_error(server, capfd):
     assert "Traceback" not in log and "Exception" not in log and "internal error" not in log, log[-2000:]
 
 
+def test_a_bug_of_the_server_is_one_line_not_a_traceback(server, capfd):
+    base, app = server
+    c = Client()
+    _, made = c.call(f"{base}/api/games", {"players": 2, "seed": 1})
+    session = _session(app, made["id"])
+    session.view = lambda: 1 / 0  # as a bug in the server would
+    status, headers, raw = request(f"{base}/api/games/{made['id']}", headers=_bearer(c))
+    assert status == 500 and headers.get("Content-Type") == "application/json"
+    assert json.loads(raw)["error"].startswith("internal error (ZeroDivisionError)")
+    log = capfd.readouterr().err
+    assert f"rulespec serve: internal error on GET /api/games/{made['id']}: ZeroDivisionError" in log
+    assert "Traceback" not in log and log.count("\n") == 1, log
+
+
 def test_a_body_over_the_limit_is_refused_with_413():
     game = interpreter.load(CHUHAN)
     with running(make_app(game, max_body=4096)) as base:

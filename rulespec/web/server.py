@@ -74,16 +74,12 @@ def _form_options(game, form: dict, prefix: str = "opt_") -> dict:
 
 def _agent_list(agents, players: int) -> list:
     """The agent kinds of seats 0..players-1 from a list, or an object by seat ("1": "random"),
-    missing ones random."""
+    missing ones random (the human seat's is not read)."""
     if isinstance(agents, dict):
         agents = [agents.get(str(p), "random") for p in range(players)]
     if not isinstance(agents, list):
         raise WebError("agents are a JSON list of agent kinds, one a seat")
-    agents = (agents + ["random"] * players)[:players]
-    for p, kind in enumerate(agents):
-        if not isinstance(kind, str):
-            raise WebError(f"the agent of P{p + 1} is a name ({', '.join(AGENT_KINDS)}), not {type(kind).__name__}")
-    return agents
+    return (agents + ["random"] * players)[:players]
 
 
 def new_game(game, players, seat, agents, seed, options: dict) -> GameSession:
@@ -97,7 +93,7 @@ def new_game(game, players, seat, agents, seed, options: dict) -> GameSession:
         raise WebError(f"the human seat must be one of P1 to P{players}, not P{seat + 1}")
     agents = _agent_list(agents, players)
     for p in range(players):
-        if p != seat and agents[p] not in AGENT_KINDS:
+        if p != seat and (not isinstance(agents[p], str) or agents[p] not in AGENT_KINDS):
             raise WebError(f"unknown agent {_shown(agents[p])} for P{p + 1} (one of {', '.join(AGENT_KINDS)})")
     try:
         return GameSession(game, players, seat, agents, seed, options)

@@ -449,7 +449,11 @@ def test_a_post_from_another_site_is_refused(server):
             assert status == 403 and "refused" in _json_error(status, headers, raw), (foreign, path)
     assert st.to_json() == before  # the cross-site action was not played
     # the server's own pages (a browser says so), and clients that are no browser page (curl, scripts)
-    for own in [{"Origin": base, "Sec-Fetch-Site": "same-origin"}, {"Origin": base}, {}]:
+    forged_scheme = {"X-Forwarded-Proto": "https"}  # no proxy stands in front: not believed
+    status, headers, raw = request(f"{base}/api/games", "POST", b'{"players": 2}',
+                                   {"Content-Type": "application/json", "Origin": f"https://{host}", **forged_scheme})
+    assert status == 403, raw
+    for own in [{"Origin": base, "Sec-Fetch-Site": "same-origin"}, {"Origin": base}, {}, {"Origin": base, **forged_scheme}]:
         status, _, raw = request(f"{base}/api/games", "POST", b'{"players": 2}', {"Content-Type": "application/json", **own})
         assert status == 200, (own, raw)
     # a page of another site whose name was re-bound to this machine (DNS rebinding)

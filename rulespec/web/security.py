@@ -73,16 +73,16 @@ def host_name(host_header: str) -> str:
     return host_header.rsplit(":", 1)[0] if host_header.count(":") == 1 else host_header
 
 
-def allowed_hosts_for(listen_host: str) -> Optional[set]:
+def allowed_hosts_for(listen_host: str) -> Optional[frozenset]:
     """The Host names a server listening on `listen_host` answers to (None: any).  A loopback
     server answers to loopback names only, so a page of another site whose name was re-bound to
     127.0.0.1 (DNS rebinding) gets nothing; a server on all addresses answers to any name."""
     if listen_host in ("", "0.0.0.0", "::"):
         return None
-    return {"localhost", listen_host.lower()}
+    return frozenset({"localhost", listen_host.lower()})
 
 
-def host_refusal(host_header: Optional[str], allowed: Optional[set]) -> Optional[str]:
+def host_refusal(host_header: Optional[str], allowed: Optional[frozenset]) -> Optional[str]:
     if allowed is None:
         return None
     name = host_name(host_header or "").lower()
@@ -121,7 +121,7 @@ def too_large(limit: int) -> str:
 class Guard:
     """The ASGI middleware: refusals before routing, headers on every response, no traceback."""
 
-    def __init__(self, app, allowed_hosts: Optional[set], max_body: int):
+    def __init__(self, app, allowed_hosts: Optional[frozenset], max_body: int):
         self.app, self.allowed_hosts, self.max_body = app, allowed_hosts, max_body
 
     async def __call__(self, scope, receive, send):

@@ -128,7 +128,7 @@ def _optional_int(d: dict, field: str, what: str) -> Optional[int]:
 
 
 def make_app(game, max_games: int = DEFAULT_MAX_GAMES, max_body: int = MAX_BODY,
-             allowed_hosts: Optional[set] = allowed_hosts_for("127.0.0.1")) -> Starlette:
+             allowed_hosts: Optional[frozenset] = allowed_hosts_for("127.0.0.1")) -> Starlette:
     """The server for one loaded game; its games and replays live in ``app.state.store`` (at most
     `max_games`).  A request body may be `max_body` bytes; the Host names it answers to are
     `allowed_hosts` (None: any; see security.allowed_hosts_for)."""
@@ -293,5 +293,7 @@ def make_server(app):
     """A uvicorn server for `app`: ``server.run(sockets=[listen(host, port)])``, stopped by
     ``server.should_exit = True``."""
     import uvicorn
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    # proxy_headers off: no proxy stands in front, so X-Forwarded-* from a client is not believed
+    # (it would change the scheme the Origin check compares with)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", proxy_headers=False)
     return uvicorn.Server(config)

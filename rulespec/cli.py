@@ -422,7 +422,10 @@ def cmd_serve(args) -> int:
     rulebook (rulespec/web/, docs/web.md)."""
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port is a port number from 0 to 65535 (0: any free port), not {args.port}")
+    if args.max_games < 1:
+        raise UsageError(f"--max-games is at least 1, not {args.max_games}")
     try:
+        from .web.security import allowed_hosts_for
         from .web.server import listen, make_app, make_server
     except ImportError as e:
         print(f"rulespec serve: error: needs the web extra ({e.name or e} is missing): "
@@ -439,7 +442,8 @@ def cmd_serve(args) -> int:
     shown = f"[{host}]" if ":" in host else host
     print(f"Serving {game.name} ({args.file}) at http://{shown}:{port}/  (Ctrl-C stops)", flush=True)
     try:
-        make_server(make_app(game)).run(sockets=[sock])
+        app = make_app(game, max_games=args.max_games, allowed_hosts=allowed_hosts_for(args.host))
+        make_server(app).run(sockets=[sock])
     except KeyboardInterrupt:
         pass
     finally:
@@ -577,6 +581,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8000, help="the port to listen on (default 8000; 0: any free port)")
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to listen on (default 127.0.0.1: this machine only)")
+    from .web.sessions import DEFAULT_MAX_GAMES  # no web framework: --help works without the extra
+    p.add_argument("--max-games", type=int, default=DEFAULT_MAX_GAMES, metavar="N",
+                   help=f"games and replays kept in memory (default {DEFAULT_MAX_GAMES}); past it the one "
+                        f"unused longest is forgotten")
     p.set_defaults(func=cmd_serve)
     return ap
 

@@ -232,3 +232,20 @@ def test_start_order_must_be_a_permutation_of_the_cards():
         game.new_state(players=2, seed=0, start_order=[0] * 9)
     st = game.new_state(players=2, seed=0, start_order=list(range(9))[::-1])
     assert sorted(c for z in st.zones for c in z) == list(range(9))
+
+
+# ====================================================================== every shipped game, a seeded slice
+SHORT = {"gin_rummy": {"target": 1}, "uno": {"target": 1}}  # one hand: a whole game in seconds
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (ROOT / "games").glob("*.rules")))
+def test_every_shipped_game_keeps_its_log_and_its_setup_secret(name):
+    """Two games of every shipped game (one of San Guo Sha), with the log memory at a fifth of
+    the decisions (and the whole log re-read where it is due) and the counterfactual check
+    (re-dealing before the setup, comparing the whole log) on each."""
+    game = _game(name)
+    games, players = (1, 4) if name == "sanguosha" else (2, "all")  # (the slowest game: one, at four)
+    result = F.fuzz(game, games, seed=1, players=players, options=SHORT.get(name, {}), backend=F.LocalBackend(1),
+                    counterfactual_rate=1.0, state_check_rate=0.2)
+    assert result.ok, [f.message for f in result.failures()]
+    assert result.totals.cf_games == games

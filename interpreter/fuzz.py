@@ -53,6 +53,8 @@ from .state import State
 AGENT_KINDS = ("random", "rare", "mixed")
 DEFAULT_AGENTS = ("random", "rare")
 DEFAULT_MAX_STEPS = 20_000
+REPLAY_FORMAT = "rulespec-replay"
+REPLAY_VERSION = 1
 
 
 def default_max_steps(model) -> int:
@@ -61,8 +63,6 @@ def default_max_steps(model) -> int:
     there: a game of the rules' length is finished, not endless)."""
     limit = model.limit.count if model.limit is not None else 0
     return max(DEFAULT_MAX_STEPS, limit)
-REPLAY_FORMAT = "rulespec-replay"
-REPLAY_VERSION = 1
 
 
 class FuzzError(EngineError, ValueError):
@@ -627,25 +627,25 @@ class Failure:
         return len(self.choices)
 
 
-@attrs.frozen(order=True)
+@attrs.frozen
 class Longest:
-    """The longest game of a run, and how it ended ("over", "limit": ended by the rules' limit,
-    or "unfinished").  Ordered by length, the first game first among equals."""
+    """A run's longest game: which it is and how it ended ("over", "limit": ended by the rules'
+    limit, or "unfinished")."""
     decisions: int
-    later: int  # minus the game's index: of two games of one length, the first is the longest
-    players: int = attrs.field(order=False)
-    seed: int = attrs.field(order=False)
-    agent: str = attrs.field(order=False)
-    ending: str = attrs.field(order=False)
-
-    @property
-    def index(self) -> int:
-        return -self.later
+    index: int
+    players: int
+    seed: int
+    agent: str
+    ending: str
 
     @classmethod
     def of(cls, job: "GameJob", out: Outcome) -> "Longest":
         ending = "limit" if out.limited else "over" if out.terminal else "unfinished"
-        return cls(out.steps, -job.index, job.players, job.seed, job.agent, ending)
+        return cls(out.steps, job.index, job.players, job.seed, job.agent, ending)
+
+    def beats(self, other: Optional["Longest"]) -> bool:
+        """Longer than `other`; of two games of one length the first counts (whatever the batching)."""
+        return other is None or (self.decisions, -self.index) > (other.decisions, -other.index)
 
     def as_dict(self) -> dict:
         return {"index": self.index, "decisions": self.decisions, "players": self.players, "seed": self.seed,
@@ -704,7 +704,7 @@ class ChunkResult:
         return self.longest_game.decisions if self.longest_game is not None else 0
 
     def note_longest(self, game: Optional[Longest]) -> None:
-        if game is not None and (self.longest_game is None or game > self.longest_game):
+        if game is not None and game.beats(self.longest_game):
             self.longest_game = game
 
 

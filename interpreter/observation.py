@@ -190,6 +190,8 @@ class Observation:
             return f"   {e[2]} goes on the stack (by {player_name(e[3])})"
         if kind == "resolve":
             return f"   {e[2]} " + ("is cancelled and has no effect" if e[3] else "resolves")
+        if kind == "limit":
+            return f"The game stops: it has reached the rules' limit of {e[1]:,} decisions."
         if kind == "end":
             return "Game over. Winner" + ("s" if len(e[1]) != 1 else "") + ": " + \
                 (", ".join(player_name(p) for p in e[1]) or "nobody")

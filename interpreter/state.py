@@ -162,6 +162,18 @@ class State(Observation):
         self.winners_ = winners
         self.log.append(["end", list(winners)])
 
+    def _stop_at_limit(self) -> None:
+        """The rules' 'limit N decisions' is reached (the history holds one entry a decision):
+        the game ends where it stands, even mid-phase or with a choice pending, as 'end game'
+        does; its winners are the limit's, or the highest score."""
+        count, winners = self.prog.limit
+        self.log.append(["limit", count])
+        self.finish(winners(self, {}) if winners is not None else None)
+
+    def ended_by_limit(self) -> bool:
+        """Did the game end because the rules' limit of decisions was reached?"""
+        return self.terminal and len(self.log) >= 2 and self.log[-2][0] == "limit"
+
     # ------------------------------------------------------------------ the engine
     def _run_guarded(self, fn, *args):
         try:
@@ -357,6 +369,8 @@ class State(Observation):
         try:
             self._take(chosen, act)
             self._advance()
+            if self.prog.limit is not None and not self.terminal and len(self.history) >= self.prog.limit[0]:
+                self._stop_at_limit()
         except GameOver:
             pass
         except RuleRuntimeError:

@@ -112,8 +112,9 @@ def register(path) -> str:
 
 def _spec(game) -> dict:
     """The game parameters of a rules file and their defaults: OpenSpiel's parameter_specification."""
+    limit = game.model.limit  # the rules' own 'limit N decisions' ends every game there anyway
     spec = {"players": game.model.min_players, "seed": DEFAULT_SEED, "returns": "zero_sum",
-            "max_decisions": DEFAULT_MAX_DECISIONS}
+            "max_decisions": limit.count if limit is not None else DEFAULT_MAX_DECISIONS}
     spec.update({k: _param_value(v) for k, v in game.default_options().items()})
     return spec
 

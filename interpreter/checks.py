@@ -14,7 +14,10 @@ What is checked (any game, any rules file):
     player's own legal actions never pick another player's hidden cards (whether texts,
     logs or the turn order give hidden cards away is the counterfactual check's business:
     interpreter/secrecy.py);
-  * the rules' own ``invariant`` declarations hold.
+  * the rules' own ``invariant`` declarations hold;
+  * the log's past never changes: every player's log, read again, starts with the lines that
+    player read before (``LogMemory``: a later reveal must not show the faces of cards that
+    moved while they were hidden).
 """
 from __future__ import annotations
 
@@ -403,6 +406,55 @@ def replay(game, st: State) -> State:
     return other
 
 
+# ---------------------------------------------------------------------- the log's past
+LOG_CHECK = "secrecy (log)"
+
+
+class LogMemory:
+    """What every player read in the log so far, line by line.
+
+    A log line shows what its viewer could see when it was written; a later reveal or
+    conceal changes only later lines (docs/language.md, Secrecy).  So the whole log a player
+    reads now must start with the lines they read before.  ``problems(st, whole)`` renders the
+    entries written since its last call for every viewer and remembers them; when `whole`,
+    or when what is revealed changed since its last call (the moment a re-rendering log would
+    show old lines otherwise), it reads every viewer's whole log again and compares.  Called at
+    every decision, it is exact; called at a sample of decisions, the entries written between
+    two calls are read at the second one (so a line rendered from the state of a later
+    decision goes unseen there)."""
+    __slots__ = ("lines", "entries", "shown")
+
+    def __init__(self, players: int):
+        self.lines: dict = {v: [] for v in range(players)}
+        self.entries = 0  # the log entries read so far
+        self.shown = None  # what was revealed at the last call: zones, and how many cards on their own
+
+    def problems(self, st: State, whole: bool = False) -> list[str]:
+        shown = (tuple(st.revealed), len(st.shown))
+        changed = self.shown is not None and shown != self.shown
+        self.shown = shown
+        out = []
+        if whole or changed:
+            for v, before in self.lines.items():
+                now = st.log_lines(v)
+                if now[:len(before)] != before:
+                    out.append(_past_line_changed(v, before, now))
+                    break
+        if len(st.log) > self.entries:
+            for v, lines in self.lines.items():
+                lines.extend(st.log_lines(v, self.entries))
+            self.entries = len(st.log)
+        return out
+
+
+def _past_line_changed(v: int, before: list, now: list) -> str:
+    i = next((i for i, (x, y) in enumerate(zip(before, now)) if x != y), min(len(before), len(now)))
+    who = f"P{v + 1}'s log"
+    x = before[i].strip()
+    y = now[i].strip() if i < len(now) else "(nothing)"
+    return f"{who} changed a past line: line {i + 1} read {x!r} when it was written, and reads {y!r} now"
+
+
 # ---------------------------------------------------------------------- a whole game
 @attrs.define
 class GameReport:
@@ -447,12 +499,15 @@ def play_checked(game, players: int, seed: int, options: Optional[dict] = None, 
         return report
     report.state = st
     log_checked = 0
+    memory = LogMemory(players) if secrecy else None
     try:
         while True:
             full = st.is_terminal() or (full_round_trip_due(report.steps) if full_round_trip_every is None
                                         else report.steps % max(1, full_round_trip_every) == 0)
             problems = check_state(st, round_trip=round_trip, secrecy=secrecy,
                                    log_from=None if full else log_checked)
+            if memory is not None and not problems:  # (a log entry the round trip refuses is not read)
+                problems = memory.problems(st, whole=full)
             log_checked = len(st.log)
             if problems:
                 report.problems += [f"after {report.steps} decisions: {p}" for p in problems]

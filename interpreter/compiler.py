@@ -240,6 +240,8 @@ class Program:
             var = model.score.var
             self.score = lambda st, p: body(st, {var: p})
         self.invariants = [(inv, self.expr(inv.expr)) for inv in model.invariants]
+        # the rules' 'limit N decisions [winners W]': (N, W compiled or None); State.apply keeps it
+        self.limit = (model.limit.count, self.winners(model.limit.winners)) if model.limit is not None else None
         code_cache.store(model, fused, self.exprs.finish())
 
     # ------------------------------------------------------------------ helpers
@@ -518,15 +520,21 @@ class Program:
                     env.pop(n, None)
         return for_
 
+    def winners(self, e) -> Optional[Callable]:
+        """An 'end game winners W' or a limit's W as f(st, env) -> the winning seats, sorted
+        (one player or a list of them); None for no W: the highest score wins (State.finish)."""
+        if e is None:
+            return None
+        w = self.expr(e)
+        if self.type_of(e) == T.PLAYER:
+            return lambda st, env: [w(st, env)]
+        return lambda st, env: sorted(set(w(st, env)))
+
     def _s_EndGame(self, s):
-        winners = None
-        if s.winners is not None:
-            w = self.expr(s.winners)
-            single = self.type_of(s.winners) == T.PLAYER
-            winners = (lambda st, env: [w(st, env)]) if single else w
+        winners = self.winners(s.winners)
 
         def end(st, env):
-            st.finish(sorted(set(winners(st, env))) if winners is not None else None)
+            st.finish(winners(st, env) if winners is not None else None)
             raise GameOver()
         return end
 

@@ -45,7 +45,7 @@ from typing import Callable, Iterator, Optional, Sequence
 
 import attrs
 
-from .checks import CHOOSERS, _first_difference, full_round_trip_due, replay, state_problems
+from .checks import CHOOSERS, LOG_CHECK, LogMemory, _first_difference, full_round_trip_due, replay, state_problems
 from .errors import EngineError, IllegalActionError
 from .secrecy import CHECK as COUNTERFACTUAL, Trace, _mark_seen, _view, counterfactual_check
 from .state import State
@@ -55,6 +55,14 @@ DEFAULT_AGENTS = ("random", "rare")
 DEFAULT_MAX_STEPS = 20_000
 REPLAY_FORMAT = "rulespec-replay"
 REPLAY_VERSION = 1
+
+
+def default_max_steps(model) -> int:
+    """The decisions a game may take before it counts as endless, when none is given: the
+    default, or the rules' own 'limit N decisions' when that is higher (the engine ends the game
+    there: a game of the rules' length is finished, not endless)."""
+    limit = model.limit.count if model.limit is not None else 0
+    return max(DEFAULT_MAX_STEPS, limit)
 
 
 class FuzzError(EngineError, ValueError):
@@ -100,6 +108,7 @@ class Outcome:
     did not run: the game failed before), `detail` what a scenario needs of its leak."""
     steps: int = 0
     terminal: bool = False
+    limited: bool = False  # the game ended at the rules' 'limit N decisions' (a finished game)
     failure: Optional[tuple] = None
     choices: list = attrs.field(factory=list)
     actions: list = attrs.field(factory=list)
@@ -116,7 +125,7 @@ Picker = Callable[[object, list], Optional[int]]
 
 
 def play_game(game, players: int, seed: int, options: Optional[dict], pick: Picker,
-              max_steps: int = DEFAULT_MAX_STEPS, coverage: Optional[Counter] = None,
+              max_steps: Optional[int] = None, coverage: Optional[Counter] = None,
               check_illegal: bool = True, check_replay: bool = True, viewer: Optional[int] = None,
               state_check_rate: float = 1.0, replayed: Optional[bool] = None) -> Outcome:
     """Play one game with `pick`, checking everything before each decision and at the end;
@@ -131,6 +140,8 @@ def play_game(game, players: int, seed: int, options: Optional[dict], pick: Pick
     game is replayed at its end (fuzz's plan chooses the games: see sampled_games); None draws it
     from the seed."""
     out = Outcome()
+    if max_steps is None:
+        max_steps = default_max_steps(game.model)
     schedule = StateCheckSchedule(seed, state_check_rate, replayed)
     trace = LazyTrace(viewer) if viewer is not None and 0 <= viewer < players else None
     try:
@@ -145,6 +156,7 @@ def play_game(game, players: int, seed: int, options: Optional[dict], pick: Pick
     log_checked = history_checked = 0  # the log and history entries checked by the last costly check
     cards_checked = None  # the log's length at the last check of the cards (None: check them all)
     texts: dict = {}  # the whole state's JSON at the end (see check_round_trip), compared with the replay
+    memory = LogMemory(players)  # the log as every player read it (its past lines never change)
     prev_text = None
     doing = "checking the state"
     try:
@@ -161,6 +173,8 @@ def play_game(game, players: int, seed: int, options: Optional[dict], pick: Pick
             cards_checked = len(st.log)
             if costly:
                 log_checked, history_checked = len(st.log), len(st.history)
+                if not problems:  # (a log entry the round trip refuses is not read)
+                    problems = [(LOG_CHECK, p) for p in memory.problems(st, whole=full)]
             if problems:
                 out.failure = (problems[0][0], f"after {out.steps} decisions: {problems[0][1]}")
                 break
@@ -169,6 +183,7 @@ def play_game(game, players: int, seed: int, options: Optional[dict], pick: Pick
                 trace.record(st, seen_now.get(trace.viewer))
             if st.terminal:
                 out.terminal = True
+                out.limited = st.ended_by_limit()
                 break
             if out.steps >= max_steps:
                 out.failure = ("termination", f"the game did not end within {max_steps} decisions")
@@ -615,13 +630,39 @@ class Failure:
         return len(self.choices)
 
 
+@attrs.frozen
+class Longest:
+    """A run's longest game: which it is and how it ended ("over", "limit": ended by the rules'
+    limit, or "unfinished")."""
+    decisions: int
+    index: int
+    players: int
+    seed: int
+    agent: str
+    ending: str
+
+    @classmethod
+    def of(cls, job: "GameJob", out: Outcome) -> "Longest":
+        ending = "limit" if out.limited else "over" if out.terminal else "unfinished"
+        return cls(out.steps, job.index, job.players, job.seed, job.agent, ending)
+
+    def beats(self, other: Optional["Longest"]) -> bool:
+        """Longer than `other`; of two games of one length the first counts (whatever the batching)."""
+        return other is None or (self.decisions, -self.index) > (other.decisions, -other.index)
+
+    def as_dict(self) -> dict:
+        return {"index": self.index, "decisions": self.decisions, "players": self.players, "seed": self.seed,
+                "agent": self.agent, "ending": self.ending}
+
+
 @attrs.define
 class ChunkResult:
     """What a batch of games found; results merge the same whatever the batching."""
     games: int = 0
     terminal: int = 0
+    limited: int = 0         # games over because the rules' limit of decisions was reached (in terminal)
     decisions: int = 0
-    longest: int = 0
+    longest_game: Optional[Longest] = None
     coverage: Counter = attrs.field(factory=Counter)
     by_players: Counter = attrs.field(factory=Counter)
     by_agent: Counter = attrs.field(factory=Counter)
@@ -642,8 +683,9 @@ class ChunkResult:
         self.checked += other.checked
         self.replayed += other.replayed
         self.terminal += other.terminal
+        self.limited += other.limited
         self.decisions += other.decisions
-        self.longest = max(self.longest, other.longest)
+        self.note_longest(other.longest_game)
         self.cpu_seconds += other.cpu_seconds
         self.cf_games += other.cf_games
         self.cf_worlds += other.cf_worlds
@@ -658,6 +700,15 @@ class ChunkResult:
             if check not in self.first or f.index < self.first[check].index:
                 self.first[check] = f
         self.failing = sorted(self.failing + other.failing)[:MAX_LISTED]
+
+    @property
+    def longest(self) -> int:
+        """The decisions of the longest game."""
+        return self.longest_game.decisions if self.longest_game is not None else 0
+
+    def note_longest(self, game: Optional[Longest]) -> None:
+        if game is not None and game.beats(self.longest_game):
+            self.longest_game = game
 
 
 MAX_LISTED = 50
@@ -702,7 +753,8 @@ class FuzzResult:
         """Everything that does not depend on timing, workers or backend (for comparisons)."""
         t = self.totals
         return {
-            "games": t.games, "terminal": t.terminal, "decisions": t.decisions, "longest": t.longest,
+            "games": t.games, "terminal": t.terminal, "limited": t.limited, "decisions": t.decisions,
+            "longest": t.longest, "longest_game": t.longest_game.as_dict() if t.longest_game else None,
             "coverage": dict(sorted(t.coverage.items())), "players": dict(sorted(t.by_players.items())),
             "agents": dict(sorted(t.by_agent.items())), "failures": dict(sorted(t.failures.items())),
             "failing": list(t.failing),
@@ -742,8 +794,9 @@ def run_chunk(payload: tuple) -> tuple[int, ChunkResult]:
         out = run_job(game, job, options, max_steps, res.coverage)
         res.games += 1
         res.decisions += out.steps
-        res.longest = max(res.longest, out.steps)
+        res.note_longest(Longest.of(job, out))
         res.terminal += out.terminal
+        res.limited += out.limited
         res.checked += out.checked
         res.replayed += out.replayed
         res.by_players[job.players] += 1
@@ -863,13 +916,16 @@ def make_backend(name: str = "local", workers: int = 1, address: Optional[str] =
 
 
 def fuzz(game, games: int, seed: int = 0, players="all", options: Optional[dict] = None,
-         agents: Sequence[str] = DEFAULT_AGENTS, max_steps: int = DEFAULT_MAX_STEPS,
+         agents: Sequence[str] = DEFAULT_AGENTS, max_steps: Optional[int] = None,
          backend: Optional[Backend] = None, progress: Optional[Callable[[int, int], None]] = None,
          chunk_size: Optional[int] = None, counterfactual_rate: float = 1.0,
          state_check_rate: float = 1.0) -> FuzzResult:
     """Play `games` checked games; progress(games done, failing games so far) after each batch.
     `counterfactual_rate`: the fraction of games (0 to 1) given the counterfactual secrecy check;
-    `state_check_rate`: the fraction of decisions given the costly state checks (play_game)."""
+    `state_check_rate`: the fraction of decisions given the costly state checks (play_game).
+    `max_steps` (default: default_max_steps): the decisions after which a game counts as endless."""
+    if max_steps is None:
+        max_steps = default_max_steps(game.model)
     if max_steps < 1:
         raise FuzzError("--max-steps must be at least 1")
     rate = check_rate(counterfactual_rate)
@@ -905,7 +961,7 @@ def fuzz(game, games: int, seed: int = 0, players="all", options: Optional[dict]
 
 # ---------------------------------------------------------------------- shrinking
 def replay_choices(game, failure: Failure, options: Optional[dict], choices: Sequence[int],
-                   max_steps: int = DEFAULT_MAX_STEPS, texts: Optional[Sequence[str]] = None,
+                   max_steps: Optional[int] = None, texts: Optional[Sequence[str]] = None,
                    then_first: bool = False) -> Outcome:
     # the counterfactual check only when it is the one being shrunk (elsewhere it would only
     # cost time: a candidate must fail the same check to count)
@@ -914,7 +970,7 @@ def replay_choices(game, failure: Failure, options: Optional[dict], choices: Seq
                      max_steps, viewer=viewer)
 
 
-def shrink(game, failure: Failure, options: Optional[dict], max_steps: int = DEFAULT_MAX_STEPS,
+def shrink(game, failure: Failure, options: Optional[dict], max_steps: Optional[int] = None,
            budget: int = 200, seconds: float = 60.0) -> tuple[Failure, int]:
     """The shortest list of choices found that still fails the same check (delta debugging
     over the choices, at most `budget` replays or about `seconds`); and the replays used."""
@@ -1065,7 +1121,8 @@ def _counterfactual_scenario(game, failure: Failure, options: dict, base_dir: Pa
                   "steps": plays + last}
         redealt = {"name": f"{name}: the cards {pv} never saw re-dealt", **head,
                    "doc": (f"The same game with the {d['redealt']} cards {pv} had not seen by decision {d['cut']} "
-                           f"re-dealt at the first decision; {pv} must see the same as in the game as played. "
+                           f"re-dealt (dealt so by the setup: the position gives what the setup then worked out); "
+                           f"{pv} must see the same as in the game as played. "
                            f"Fails while the leak is there: {failure.message}"),
                    "position": position, "steps": plays + last}
         note = ("" if confirmed is None or confirmed else
@@ -1195,7 +1252,7 @@ def run_replay(game, d: dict, on_step: Optional[Callable] = None) -> Outcome:
     for the seat the file names, if it names one).  A recorded action that is not legal any
     more stops the replay with the failure "replay diverged"."""
     options = {k: game.parse_option(k, v) for k, v in d["options"].items()}
-    max_steps = d.get("max_steps") if isinstance(d.get("max_steps"), int) else DEFAULT_MAX_STEPS
+    max_steps = d.get("max_steps") if isinstance(d.get("max_steps"), int) else default_max_steps(game.model)
     diverged: list = []
     pick = text_picker(d["actions"], on_step, diverged, then_first=d.get("then") == "first")
     viewer = (d.get("counterfactual") or {}).get("viewer")

@@ -71,9 +71,12 @@ class Game:
         return {name: info.default for name, info in self.model.options.items()}
 
     def new_state(self, players: Optional[int] = None, seed: int = 0, options: Optional[dict] = None,
-                  coverage=None) -> State:
+                  coverage=None, start_order=None) -> State:
         """A new game, run to its first decision.  players: a whole number in the game's range
-        (default: its minimum); seed: a whole number; options: a mapping of option name to value."""
+        (default: its minimum); seed: a whole number; options: a mapping of option name to value.
+        start_order: the cards where cards start, bottom to top, instead of the order the rules
+        declare them in (a permutation of the card numbers: the counterfactual secrecy check
+        deals other cards by it, before the setup reads any; see interpreter/secrecy.py)."""
         n = self.model.min_players if players is None else players
         if not _whole(n) or not (self.model.min_players <= n <= self.model.max_players):
             raise OptionError(f"{self.name} is for {self.model.min_players}-{self.model.max_players} players, not {players!r}")
@@ -86,7 +89,11 @@ class Game:
             if not isinstance(k, str):
                 raise OptionError(f"an option's name is text, not {k!r}")
             opts[k] = self.parse_option(k, v)
-        return State.new(self, n, seed, opts, coverage)
+        if start_order is not None:
+            start_order = list(start_order)
+            if sorted(start_order) != list(range(self.prog.card_count)):
+                raise OptionError(f"start_order must hold each of the {self.prog.card_count} cards once")
+        return State.new(self, n, seed, opts, coverage, start_order)
 
 
 def _whole(v) -> bool:

@@ -26,6 +26,16 @@ class Observation:
             return True
         return slot.visibility == "owner" and slot.owner == viewer
 
+    def could_see(self, zi: int, viewer: Optional[int], revealed_then) -> bool:
+        """Could `viewer` see the faces of zone zi's cards when a log entry was written, the
+        zones revealed then being `revealed_then` (a move entry records them: see move_cards)?"""
+        if viewer is None:
+            return True
+        slot = self.prog.slots[zi]
+        if slot.visibility == "public" or zi in revealed_then:
+            return True
+        return slot.visibility == "owner" and slot.owner == viewer
+
     def can_see_card(self, c: int, viewer: Optional[int]) -> bool:
         return c in self.shown or self.can_see(self.where[c], viewer)
 
@@ -154,12 +164,14 @@ class Observation:
             return f"{player_name(e[1])}{sep}{e[2]}"
         if kind == "move":
             dest, moved = e[1], e[2]
+            then = e[3] if len(e) > 3 else ()  # the zones revealed when the cards moved
             by_src: dict = {}
             for c, src in moved:
                 by_src.setdefault(src, []).append(c)
             parts = []
+            dest_seen = self.could_see(dest, viewer, then)
             for src, cs in by_src.items():
-                if self.can_see(dest, viewer) or self.can_see(src, viewer):
+                if dest_seen or self.could_see(src, viewer, then):
                     what = " + ".join(label(self, c) for c in cs)
                 else:
                     what = f"{len(cs)} card{'s' if len(cs) != 1 else ''}"
@@ -178,6 +190,8 @@ class Observation:
             return f"   {e[2]} goes on the stack (by {player_name(e[3])})"
         if kind == "resolve":
             return f"   {e[2]} " + ("is cancelled and has no effect" if e[3] else "resolves")
+        if kind == "limit":
+            return f"The game stops: it has reached the rules' limit of {e[1]:,} decisions."
         if kind == "end":
             return "Game over. Winner" + ("s" if len(e[1]) != 1 else "") + ": " + \
                 (", ".join(player_name(p) for p in e[1]) or "nobody")

@@ -8,17 +8,17 @@ at one state at a time (no observation shows a hidden card's face); this module 
 information set itself, by comparing a recorded game with a counterfactual one:
 
   W   the game as recorded: its seed, players, options and the texts of its actions;
-  W'  the same game with the cards v never saw *re-dealt*: at the first decision (after the
-      setup dealt the cards) the identities of those cards are permuted at random among the
-      places they occupy (zone and position; plays, stack entries and card variables follow
-      the cards), and then the recorded actions are replayed.
+  W'  the same game with the cards v never saw *re-dealt*: the identities of those cards are
+      permuted at random among the places they occupy at the first decision (made before the
+      setup where it can be: see below), and then the recorded actions are replayed.
 
 Before each recorded action (and after the last one) v's view of W and of W' must agree:
 
   * who is to act (``current_player``: being asked in a response window is a decision too),
   * v's legal actions when v is to act,
   * v's observation (``State.observation(v)``: zones, counts, variables, phase, the stack),
-  * the new log lines as v reads them (``State.log_lines(v, ...)``).
+  * the new log lines as v reads them (``State.log_lines(v, ...)``; at decision 0 the setup's),
+    and at each world's last decision the whole log, past lines included.
 
 A difference is a leak: it tells v something about cards v has not seen.  A recorded action
 that is not legal in W' (the rival did not follow suit, so they had no card of that suit; a
@@ -58,15 +58,22 @@ two copies of a card the engine may play the other copy, and taking a card from 
 place in a hand shifts the rest of the hand; neither is anything v sees, and both are undone
 after every action (the copies swap roles; the hand's order is restored).
 
-Why the first decision is where cards are re-dealt: before it the setup moves every card
-from where cards start to where they are dealt, driven by the state's seeded generator.
-The first decision is the first point at which every card has a place and the public record
-of setup (counts, variables, the phase) is fixed; re-dealing there keeps that record (the
-setup's log entries are not compared: they are the same entries in both worlds), and every
-later step, shuffles included, acts on places, so it treats both worlds alike.  (A setup that
-derives a public fact from a hidden card -- "the holder of the 3 of clubs starts" -- makes
-some re-deals contradict that fact; such a world is usually dropped at the first recorded
-action it cannot make.)
+Where cards are re-dealt: the permutation is one of the places cards occupy at the first
+decision, but it is made *before the setup* when it can be (``dealt_again``): the game starts
+again with its cards in the order that makes the setup's own shuffles deal every place the
+card the permutation puts there, so what the setup works out from the cards it dealt (a public
+total, who starts, its log lines) is worked out again from the re-dealt cards, and compared at
+decision 0.  (Re-dealing only at the first decision kept the setup's record as it was: a public
+variable the setup computed from a hidden hand read the same in both worlds, and the leak went
+unseen.)  When the setup does not deal that way -- it moved cards by what they are, so that the
+re-dealt start puts other cards in other places, or drew another count of random numbers --
+the position at the first decision is relabelled instead (``relabelled``).  Everything after
+the first decision, shuffles included, acts on places, so it treats both worlds alike.
+
+The log: at each decision the new lines are compared, and at each world's cut the whole log v
+reads in W' -- past lines included -- is compared with the lines v read in W as each was
+written (``_past_changed``): a log line shows what its viewer could see when it was written,
+so a log whose old lines change later (re-rendered with a later reveal) differs there.
 
 Determinism: the permutation comes from ``random.Random`` seeded with a string made of the
 game's seed, the viewer and the cut, so the same game, viewer and actions always give the
@@ -125,7 +132,7 @@ def _view(st, v: int, log_from: int, obs: Optional[dict] = None) -> tuple:
     announcements), the last three as text: a game's views are kept until it ends, and strings
     cost the garbage collector nothing (thousands of nested dicts and lists slowed every
     collection down)."""
-    lines = st.log_lines(v, log_from) if log_from > 0 else []
+    lines = st.log_lines(v, log_from)
     return (st.current_player, st.in_window(),
             json.dumps(obs if obs is not None else st.observation(v), ensure_ascii=False, separators=(",", ":")),
             "\n".join(lines), _announcements(st, log_from))
@@ -134,8 +141,6 @@ def _view(st, v: int, log_from: int, obs: Optional[dict] = None) -> tuple:
 def _announcements(st, log_from: int) -> str:
     """The texts of the `announce` statements run since log_from: public facts the rules chose
     to tell everyone (one per line; empty: none)."""
-    if log_from <= 0:
-        return ""
     return "\n".join(e[1] for e in st.log[log_from:] if e[0] == "announce")
 
 
@@ -161,11 +166,12 @@ def _mark_seen(st, v: int, log_from: int, seen: list, moved: list, k: int) -> No
         kind = e[0]
         if kind == "move":
             dest = e[1]
-            dest_seen = st.can_see(dest, v)
+            then = e[3] if len(e) > 3 else ()  # the zones revealed when the cards moved
+            dest_seen = st.could_see(dest, v, then)
             for c, src in e[2]:
                 if moved[c] == none:
                     moved[c] = k
-                if seen[c] == none and (dest_seen or st.can_see(src, v)):
+                if seen[c] == none and (dest_seen or st.could_see(src, v, then)):
                     seen[c] = k
         elif kind == "reveal" or (kind == "look" and e[1] == v):
             for c in e[2]:
@@ -214,8 +220,16 @@ def redeal(start, game, unseen: set, rng: random.Random, groups: Optional[list] 
     """A new state: `start` with the identities of the `unseen` cards permuted among the places
     they occupy (a relabelling: zones, plays, stack entries and card variables follow), each
     within its group (see shuffle_groups; none: one group)."""
-    d = json.loads(start.to_json())  # a deep copy through the public round trip
-    places = [c for zone in d["zones"] for c in zone if c in unseen]
+    sigma = permutation(start, unseen, rng, groups)
+    if sigma is None:
+        return None, {}
+    return relabelled(start, game, sigma), sigma
+
+
+def permutation(start, unseen: set, rng: random.Random, groups: Optional[list] = None) -> Optional[dict]:
+    """A re-deal: each unseen card -> the card that takes its place (within its group), or None
+    when it would change nothing."""
+    places = [c for zone in start.zones for c in zone if c in unseen]
     by_group: dict = {}
     for c in places:
         by_group.setdefault(groups[c] if groups is not None else 0, []).append(c)
@@ -225,7 +239,29 @@ def redeal(start, game, unseen: set, rng: random.Random, groups: Optional[list] 
         rng.shuffle(shuffled)
         sigma.update(zip(members, shuffled))
     if not sigma or all(a == b for a, b in sigma.items()):
-        return None, sigma
+        return None
+    return sigma
+
+
+def dealt_again(start, game, players: int, seed: int, options: Optional[dict], sigma: dict):
+    """The re-deal `sigma` made before the setup: a new game whose cards start in the order
+    that makes the setup's shuffles deal, to every place, the card sigma puts there -- so
+    what the setup works out from the cards it dealt (a public total, who starts, its log
+    lines) is worked out from the re-dealt cards, and compared.  None when the setup does not
+    deal that way (it moved cards by what they are, or drew another number of random
+    numbers): the caller then relabels the dealt position instead (see relabelled)."""
+    order = [sigma.get(c, c) for c in range(start.prog.card_count)]
+    world = game.new_state(players=players, seed=seed, options=dict(options or {}), start_order=order)
+    if world.rng != start.rng or any(len(a) != len(b) or any(sigma.get(x, x) != y for x, y in zip(a, b))
+                                     for a, b in zip(start.zones, world.zones)):
+        return None
+    return world
+
+
+def relabelled(start, game, sigma: dict):
+    """`start` with every card c replaced by sigma[c]: zones, plays, stack entries and card
+    variables follow (a pending choice is asked again, of the new cards)."""
+    d = json.loads(start.to_json())  # a deep copy through the public round trip
 
     def m(c):
         return sigma.get(c, c)
@@ -240,7 +276,7 @@ def redeal(start, game, unseen: set, rng: random.Random, groups: Optional[list] 
                  for info, value in zip(game.model.vars.values(), d["vars"])]
     world = State.from_json(d, game)  # from_json rebuilds `where` from the zones
     _ask_again(world)
-    return world, sigma
+    return world
 
 
 def _ask_again(world) -> None:
@@ -326,6 +362,22 @@ def _describe(v: int, a: tuple, b: tuple) -> Optional[tuple[str, str, list]]:
         y = log_b[i].strip() if i < len(log_b) else "(nothing)"
         return "log", f"{pv}'s log differs: {x!r} as played, {y!r} when the cards {pv} never saw are re-dealt", steps
     return None
+
+
+def _past_changed(w, v: int, views, k: int) -> Optional[str]:
+    """The whole log v reads in W' after k decisions, past lines included, against the lines
+    v read in W as each was written (views 0..k hold them): a line once written never changes
+    (a later reveal must not show the faces of cards that moved while they were hidden), so
+    the two must agree line for line.  None when they do, else what differs."""
+    then = [line for i in range(k + 1) for line in (views[i][3].split("\n") if views[i][3] else [])]
+    now = w.log_lines(v)
+    if now == then:
+        return None
+    i = next((i for i, (x, y) in enumerate(zip(then, now)) if x != y), min(len(then), len(now)))
+    x = then[i].strip() if i < len(then) else "(nothing)"
+    y = now[i].strip() if i < len(now) else "(nothing)"
+    return (f"P{v + 1}'s log changes its past: line {i + 1} read {x!r} as played, but {y!r} later "
+            f"when the cards P{v + 1} never saw are re-dealt")
 
 
 def _diff_paths(a: dict, b: dict) -> list:
@@ -473,14 +525,17 @@ def counterfactual_check(game, players: int, seed: int, options: Optional[dict],
         unseen = {c for c, k in enumerate(seen) if (k == -1 or k > cut) and playing[c]}
         if len(unseen) < 2:
             continue
-        rng = random.Random(world_seed(seed, viewer, cut))
+        sigma = permutation(start, unseen, random.Random(world_seed(seed, viewer, cut)), groups)
+        if sigma is None:
+            continue
         try:
-            w, sigma = redeal(start, game, unseen, rng, groups)
+            w = dealt_again(start, game, players, seed, options, sigma)
+            derived = _setup_vars(start, w) if w is not None else {}
+            if w is None:
+                w = relabelled(start, game, sigma)
         except EngineError as e:  # a re-deal the engine refuses: no world to compare
             verdict.dropped += 1
             verdict.reasons.append(f"cut {cut}: the re-deal was refused: {e}")
-            continue
-        if w is None:
             continue
         verdict.worlds += 1
         redealt = sum(1 for a, b in sigma.items() if a != b)
@@ -503,10 +558,16 @@ def counterfactual_check(game, players: int, seed: int, options: Optional[dict],
                 kind, message, expect = diff
                 verdict.leak = Leak(viewer, k, kind, message + f" (re-deal of {redealt} cards unseen by "
                                     f"P{viewer + 1} up to decision {cut})", cut, redealt,
-                                    _position(start, sigma), expect)
+                                    _position(start, sigma, derived), expect)
                 worst = k
                 break
             if k == cut:
+                changed = _past_changed(w, viewer, views, k)
+                if changed is not None:
+                    verdict.leak = Leak(viewer, k, "log", changed + f" (re-deal of {redealt} cards unseen by "
+                                        f"P{viewer + 1} up to decision {cut})", cut, redealt,
+                                        _position(start, sigma, derived), [])
+                    worst = k
                 break
             log_from = len(w.log)
             text = actions[k]
@@ -640,9 +701,31 @@ def _follow_places(layout: list, w, sig: list) -> None:
                 sig[x] = y
 
 
-def _position(start, sigma: dict) -> dict:
+def _setup_vars(start, world) -> dict:
+    """The variables the setup worked out otherwise in a world dealt again before it (see
+    dealt_again), as a scenario's position writes them: a position is set after the setup, so
+    the re-dealt scenario gives them their re-dealt values."""
+    if world.vars == start.vars:
+        return {}
+    shown = world.observation(None)["vars"]
+    out = {}
+    for (name, info), a, b in zip(world.game.model.vars.items(), start.vars, world.vars):
+        if a != b:
+            none = "nobody" if info.type.name == "player" else "none"
+            out[name] = _none_as(shown[name], none)
+    return out
+
+
+def _none_as(value, none: str):
+    if isinstance(value, list):
+        return [_none_as(x, none) for x in value]
+    return none if value is None else value
+
+
+def _position(start, sigma: dict, derived: Optional[dict] = None) -> dict:
     """The re-dealt start position as a scenario writes it: every zone's cards by name (bottom
-    to top), and the plays of plays zones."""
+    to top), the plays of plays zones, and the variables the setup `derived` from the
+    re-dealt cards."""
     names, slots = start.prog.card_names, start.prog.slots
     zones, plays = {}, {}
     for zi, zone in enumerate(start.zones):
@@ -658,4 +741,6 @@ def _position(start, sigma: dict) -> dict:
     out = {"zones": zones}
     if plays:
         out["plays"] = plays
+    if derived:
+        out["vars"] = dict(derived)
     return out

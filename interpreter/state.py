@@ -49,7 +49,7 @@ class State(Observation):
 
     # ------------------------------------------------------------------ creation
     @classmethod
-    def new(cls, game, players: int, seed: int, options: dict, coverage=None) -> "State":
+    def new(cls, game, players: int, seed: int, options: dict, coverage=None, start_order=None) -> "State":
         """coverage: an optional collections.Counter that counts the rules exercised
         ("action:NAME", "phase:NAME", "effect:NAME", "cancelled:NAME", "event:NAME",
         "trigger:NAME"); it is not part of the state (not copied, not saved)."""
@@ -80,7 +80,7 @@ class State(Observation):
         st.frames, st.pending = [], None
         start = prog.zone_base.get(game.model.cards_start) if game.model.cards_start else None
         if start is not None:
-            st.zones[start] = list(range(prog.card_count))
+            st.zones[start] = list(range(prog.card_count)) if start_order is None else list(start_order)
             st.where = [start] * prog.card_count
         st.vars = []
         for info, f in prog.var_defaults:
@@ -109,6 +109,15 @@ class State(Observation):
             zones[dest][0:0] = list(cards)
         else:
             zones[dest].extend(cards)
+        # A log line shows what its viewers could see when it happened, never what they see
+        # later: the zones of this move that are revealed now go into the entry (a later
+        # reveal or conceal changes only later lines).  Usually none is: the entry stays short.
+        revealed = self.revealed
+        if revealed:
+            then = [zi for zi in revealed if zi == dest or any(src == zi for _, src in moved)]
+            if then:
+                self.log.append(["move", dest, moved, then])
+                return
         self.log.append(["move", dest, moved])
 
     def _unrecord_play(self, zi: int, c: int) -> None:
@@ -152,6 +161,18 @@ class State(Observation):
             winners = [p for p in range(self.n) if scores[p] == best]
         self.winners_ = winners
         self.log.append(["end", list(winners)])
+
+    def _stop_at_limit(self) -> None:
+        """The rules' 'limit N decisions' is reached (the history holds one entry a decision):
+        the game ends where it stands, even mid-phase or with a choice pending, as 'end game'
+        does; its winners are the limit's, or the highest score."""
+        count, winners = self.prog.limit
+        self.log.append(["limit", count])
+        self.finish(winners(self, {}) if winners is not None else None)
+
+    def ended_by_limit(self) -> bool:
+        """Did the game end because the rules' limit of decisions was reached?"""
+        return self.terminal and len(self.log) >= 2 and self.log[-2][0] == "limit"
 
     # ------------------------------------------------------------------ the engine
     def _run_guarded(self, fn, *args):
@@ -348,6 +369,8 @@ class State(Observation):
         try:
             self._take(chosen, act)
             self._advance()
+            if self.prog.limit is not None and not self.terminal and len(self.history) >= self.prog.limit[0]:
+                self._stop_at_limit()
         except GameOver:
             pass
         except RuleRuntimeError:

@@ -109,6 +109,7 @@ class GameRecord:
     choices: list           # per seat: {card name: times chosen in a choice inside an effect}
     abilities: list         # per seat: {"action (Card)": uses}
     triggered: dict         # "trigger (Card)" -> times a card's triggered ability ran (any owner)
+    limited: bool = False   # the game ended at the rules' 'limit N decisions'
 
 
 def ability_triggers(prog) -> dict:
@@ -179,7 +180,7 @@ def _play_one(game, players: int, index: int, seed: int, options: Optional[dict]
     return GameRecord(index, s, kinds, first, st.winners(), steps, dict(phases),
                       [dict(c) for c in actions], [dict(c) for c in cards], [dict(c) for c in chosen],
                       [dict(c) for c in abilities],
-                      triggered)
+                      triggered, st.ended_by_limit())
 
 
 def _chosen_cards(v, kind: str) -> list:
@@ -333,6 +334,7 @@ class Stats:
             "mcts": ({"iterations": self.spec.mcts_iterations, "rollout": self.spec.mcts_rollout}
                      if "mcts" in self.spec.kinds else None),
             "outcomes": {k: outcomes[k] for k in ("one winner", "shared", "no winner")},
+            "limited": sum(r.limited for r in recs),  # of those, games ended by the rules' limit
             "seats": seats, "average_rate": average, "first_player": first, "by_agent": agents,
             "length": length,
             "actions": self._usage("actions"), "cards": self._usage("cards"),

@@ -366,6 +366,17 @@ class ScoreClause:
 
 
 @node
+class Limit:
+    """``limit 5000 decisions [winners W] ["why"]``: the game ends when that many decisions have
+    been taken without an end; W (default: the highest score) are its winners."""
+    count: int
+    unit: Ident          # what is counted: only ``decisions`` (the checker says so)
+    winners: Optional[Expr]
+    doc: Optional[str]
+    span: Span
+
+
+@node
 class GameDecl:
     name: str
     min_players: int
@@ -376,6 +387,7 @@ class GameDecl:
     score: Optional[ScoreClause]
     span: Span
     label: Optional[ScoreClause] = None  # ``label c: TEXT``: how a card is shown (default: its name)
+    limit: Optional[Limit] = None        # ``limit N decisions ...``: the rules' own bound on a game's length
 
 
 @node

@@ -22,6 +22,7 @@ QUANTIFIERS = {"any", "all", "count", "sum", "max", "min", "first", "collect", "
 MAX_PLAYERS = 100      # the engine makes max_players instances of every per-player zone
 MAX_CARDS = 10_000     # physical cards in the whole deck
 MAX_RANGE = 10_000     # numbers in a range written with constant bounds, like 0..5
+LIMIT_UNIT = "decisions"  # what a game's 'limit' counts (the State's history: one entry a decision)
 MAX_CHOICES = 100_000  # the engine's default limit of candidate choices at one decision (a warning here)
 
 # name -> (type, assignable, description)
@@ -150,7 +151,7 @@ class Checker:
                      [d for d in self.diags if d.severity == "warning"],
                      effects=self.effects, events=self.events, triggers=self.triggers,
                      conversions=self.conversions, rules=self.rules_, modifies=self.modifies,
-                     abilities=self.abilities, label=g.label)
+                     abilities=self.abilities, label=g.label, limit=g.limit)
 
     # ------------------------------------------------------------------ declarations
     def declare(self, name: str, kind: str, span: A.Span) -> bool:
@@ -289,6 +290,24 @@ class Checker:
             elif self.cards:
                 self.error(g.span, "the game does not say where the cards start",
                            "add to the game block: cards start in <zone>")
+
+    def check_limit(self, limit: A.Limit) -> None:
+        """``limit N decisions [winners W]``: a count of at least 1, of decisions, and winners as
+        ``end game`` takes them."""
+        if limit.unit.name != LIMIT_UNIT:
+            self.error(limit.unit.span, f"a limit counts {LIMIT_UNIT}, not '{limit.unit.name}'",
+                       f"write: limit {limit.count} {LIMIT_UNIT}; to stop after a number of hands or rounds, "
+                       "count them in a variable and 'end game' when it is reached")
+        if limit.count < 1:
+            self.error(limit.span, f"a game limited to {limit.count} {LIMIT_UNIT} could not start",
+                       f"give at least 1 (limit 5000 {LIMIT_UNIT})")
+        if limit.winners is not None:
+            self.check_winners(limit.winners, {})
+
+    def check_winners(self, winners: A.Expr, env: dict) -> None:
+        t = self.expr(winners, env)
+        if t != T.PLAYER and not T.assignable(T.PLAYERS, t):  # [] (nobody) is a list of players too
+            self.error(winners.span, f"winners must be a player or a list of players, not {t}")
 
     def register(self, d) -> None:
         """Declarations that may stand at the top level or inside a card's abilities."""
@@ -456,6 +475,8 @@ class Checker:
                         f"the base value of '{r.name}'")
         for m in self.modifies:
             self.check_modify(m)
+        if g is not None and g.limit is not None:
+            self.check_limit(g.limit)
         if g is not None and g.label is not None:
             if isinstance(g.label.expr, A.StrLit):  # a template: "{c.name} {c.number}"
                 self.template(g.label.expr, {g.label.var: T.CARD})
@@ -856,9 +877,7 @@ class Checker:
             self.block(s.body, inner)
         elif isinstance(s, A.EndGame):
             if s.winners is not None:
-                t = self.expr(s.winners, env)
-                if t not in (T.PLAYER, T.PLAYERS, T.ANY):
-                    self.error(s.winners.span, f"winners must be a player or a list of players, not {t}")
+                self.check_winners(s.winners, env)
         elif isinstance(s, (A.Log, A.Announce)):
             self.template(s.template, env)
         elif isinstance(s, A.Reveal):

@@ -214,13 +214,29 @@ def cmd_doc(args) -> int:
 
 
 # ---------------------------------------------------------------------- play
+MAX_STEPS_DEFAULT_TEXT = "20000, or the rules' own 'limit N decisions' when higher"
+
+
+def _check_max_steps(args) -> None:
+    if args.max_steps is not None and args.max_steps < 1:
+        raise UsageError("--max-steps must be at least 1")
+
+
+def _resolve_max_steps(args, game) -> None:
+    """--max-steps as given, else the default for these rules (a game of the rules' own
+    length is not endless: interpreter.fuzz.default_max_steps)."""
+    if args.max_steps is None:
+        from interpreter.fuzz import default_max_steps
+        args.max_steps = default_max_steps(game.model)
+
+
 def cmd_play(args) -> int:
     import json
 
     from interpreter.agents import HumanAgent, RandomAgent
-    if args.max_steps < 1:
-        raise UsageError("--max-steps must be at least 1")
+    _check_max_steps(args)
     game = _load_game(args.file, args.max_choices)
+    _resolve_max_steps(args, game)
     options = _parse_options(game, args.option)
     players = args.players if args.players is not None else game.model.min_players
     state = game.new_state(players=players, seed=args.seed, options=options)
@@ -341,8 +357,7 @@ def cmd_stats(args) -> int:
         raise UsageError("--mcts-iterations must be at least 1")
     if args.mcts_rollout is not None and args.mcts_rollout < 1:
         raise UsageError("--mcts-rollout must be at least 1")
-    if args.max_steps < 1:
-        raise UsageError("--max-steps must be at least 1")
+    _check_max_steps(args)
     try:
         agents = parse_agents(args.agents)
     except StatsError as e:
@@ -354,6 +369,7 @@ def cmd_stats(args) -> int:
         if out:
             check_writable(out)
     game = _load_game(args.file, args.max_choices)
+    _resolve_max_steps(args, game)
     options = _parse_options(game, args.option)
     players = args.players if args.players is not None else game.model.min_players
     show = not args.quiet and sys.stderr is not None and sys.stderr.isatty()
@@ -422,7 +438,10 @@ def cmd_serve(args) -> int:
     rulebook (rulespec/web/, docs/web.md)."""
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port is a port number from 0 to 65535 (0: any free port), not {args.port}")
+    if args.max_games < 1:
+        raise UsageError(f"--max-games is at least 1, not {args.max_games}")
     try:
+        from .web.security import allowed_hosts_for
         from .web.server import listen, make_app, make_server
     except ImportError as e:
         print(f"rulespec serve: error: needs the web extra ({e.name or e} is missing): "
@@ -439,7 +458,8 @@ def cmd_serve(args) -> int:
     shown = f"[{host}]" if ":" in host else host
     print(f"Serving {game.name} ({args.file}) at http://{shown}:{port}/  (Ctrl-C stops)", flush=True)
     try:
-        make_server(make_app(game)).run(sockets=[sock])
+        app = make_app(game, max_games=args.max_games, allowed_hosts=allowed_hosts_for(args.host))
+        make_server(app).run(sockets=[sock])
     except KeyboardInterrupt:
         pass
     finally:
@@ -486,8 +506,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--option", action="append", metavar="NAME=VALUE", default=[])
     p.add_argument("--human", type=int, action="append", metavar="SEAT", help="seat (from 1) played from the terminal")
     p.add_argument("--log", metavar="FILE.jsonl", help="write every event and choice as JSON lines")
-    p.add_argument("--max-steps", type=int, default=20_000,
-                   help="decisions before a game counts as endless (default 20000)")
+    p.add_argument("--max-steps", type=int, default=None,
+                   help=f"decisions before a game counts as endless (default {MAX_STEPS_DEFAULT_TEXT})")
     _add_max_choices(p)
     p.set_defaults(func=cmd_play)
 
@@ -529,7 +549,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=None,
                    help="processes to play in; default: the machine's cores (the figures do not depend on it)")
     p.add_argument("--option", action="append", metavar="NAME=VALUE", default=[])
-    p.add_argument("--max-steps", type=int, default=20_000, help="decisions a game may take (default 20000)")
+    p.add_argument("--max-steps", type=int, default=None, help=f"decisions a game may take (default {MAX_STEPS_DEFAULT_TEXT})")
     p.add_argument("--json", metavar="OUT", help="also write every figure as JSON")
     p.add_argument("--html", metavar="OUT", help="also write one self-contained HTML page with charts")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress count")
@@ -544,7 +564,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--option", action="append", metavar="NAME=VALUE", default=[])
     p.add_argument("--workers", type=int, default=None,
                    help="worker processes (or Ray CPUs); default: the machine's cores (the results do not depend on it)")
-    p.add_argument("--max-steps", type=int, default=20_000, help="decisions a game may take before it counts as endless")
+    p.add_argument("--max-steps", type=int, default=None,
+                   help=f"decisions a game may take before it counts as endless (default {MAX_STEPS_DEFAULT_TEXT})")
     p.add_argument("--agents", default="random,rare", help="agents to cycle through: random, rare, mixed")
     p.add_argument("--out", default="fuzz-failures", metavar="DIR", help="where failing games are written")
     p.add_argument("--shrink-budget", type=int, default=200, metavar="N", help="replays spent shrinking each failure (0: none)")
@@ -577,6 +598,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8000, help="the port to listen on (default 8000; 0: any free port)")
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to listen on (default 127.0.0.1: this machine only)")
+    from .web.sessions import DEFAULT_MAX_GAMES  # no web framework: --help works without the extra
+    p.add_argument("--max-games", type=int, default=DEFAULT_MAX_GAMES, metavar="N",
+                   help=f"games and replays kept in memory (default {DEFAULT_MAX_GAMES}); past it the one "
+                        f"unused longest is forgotten")
     p.set_defaults(func=cmd_serve)
     return ap
 

@@ -421,6 +421,8 @@ class Rulebook:
             walk(e.resolve, f"When {words(e.name)} happens", [])
         for t in m.triggers:
             walk(t.body, f"Trigger {words(t.name)}", [])
+        if m.limit is not None:
+            found.append(self.en.limit(m.limit))
         return [_h(2, "End of the game"), _ul(found or ["The game has no end condition."])]
 
     def invariants(self) -> list:

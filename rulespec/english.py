@@ -409,9 +409,20 @@ class English:
         return [f"For each {words(s.var)} in {self.expr(s.iterable)}:", body] if body else []
 
     def _s_EndGame(self, s):
-        if s.winners is None:
-            return ["The game ends; the highest score wins (ties share the win)."]
-        return [f"The game ends; the winner is {self.expr(s.winners)}."]
+        return [f"The game ends; {self.winners(s.winners)}."]
+
+    def winners(self, e) -> str:
+        """Who wins a game that ends ('end game winners W', a limit's winners)."""
+        if e is None:
+            return "the highest score wins (ties share the win)"
+        if isinstance(e, A.ListLit) and not e.items:
+            return "nobody wins"
+        return f"the winner is {self.expr(e)}"
+
+    def limit(self, limit) -> str:
+        """The rules' 'limit N decisions [winners W]' as a sentence."""
+        return (f"A game that has not ended after {limit.count:,} decisions (every choice a player makes counts "
+                f"one) stops there; {self.winners(limit.winners)}." + (f" {limit.doc}" if limit.doc else ""))
 
     def _s_Log(self, s):
         return []  # log lines change nothing: the rulebook leaves them out

@@ -85,7 +85,7 @@ def fuzz_command(args, load_game, parse_options) -> int:
         args.workers = min(default_workers(), args.games) if args.games >= 1 else 1
     for name in ("games", "workers", "max_steps", "shrink_budget", "max_reports"):
         least = 0 if name in ("shrink_budget", "max_reports") else 1
-        if getattr(args, name) < least:
+        if getattr(args, name) is not None and getattr(args, name) < least:  # --max-steps: None by default
             raise UsageError(f"--{name.replace('_', '-')} must be at least {least}")
     if args.coverage_min is not None and not 0 <= args.coverage_min <= 100:
         raise UsageError("--coverage-min is a percentage, from 0 to 100")
@@ -140,8 +140,12 @@ def fuzz_command(args, load_game, parse_options) -> int:
     table.add_row("agents", ", ".join(f"{a}: {c}" for a, c in sorted(t.by_agent.items())))
     table.add_row("seed, options", escape(f"{args.seed}; {_show_options(options)}"))
     table.add_row("ran on", f"{result.backend}, {result.workers} worker{'s' if result.workers != 1 else ''}")
-    table.add_row("games over", f"{t.terminal} of {t.games}")
-    table.add_row("decisions", f"{t.decisions} ({t.decisions / max(1, t.games):.1f} a game, longest {t.longest})")
+    table.add_row("games over", f"{t.terminal} of {t.games}" + (f" ({t.limited} ended by the rules' limit of "
+                                                                 f"{game.model.limit.count} decisions)"
+                                                                 if t.limited else ""))
+    table.add_row("decisions", f"{t.decisions} ({t.decisions / max(1, t.games):.1f} a game)")
+    if t.longest_game is not None:
+        table.add_row("longest game", longest_line(t.longest_game, result.max_steps))
     table.add_row("time", f"{result.seconds:.1f} s ({result.games_per_second:.1f} games/s; "
                           f"{result.games_per_cpu_second:.1f} games per CPU second in the workers)")
     table.add_row("costly checks", escape(_check_rate_line(result)))
@@ -184,9 +188,9 @@ def fuzz_command(args, load_game, parse_options) -> int:
                 break
             used = 0
             if args.shrink_budget:
-                f, used = F.shrink(game, f, options, args.max_steps, budget=args.shrink_budget)
+                f, used = F.shrink(game, f, options, result.max_steps, budget=args.shrink_budget)
             try:
-                rj, sy = F.write_failure(game, f, options, args.max_steps, args.out)
+                rj, sy = F.write_failure(game, f, options, result.max_steps, args.out)
             except OSError as e:
                 from .cli import OutputError
                 raise OutputError(f"cannot write the failing game into {args.out}: {e.strerror or e}"
@@ -219,6 +223,16 @@ def fuzz_command(args, load_game, parse_options) -> int:
         write_output(args.json, json.dumps(summary, indent=1, default=str) + "\n")
     print("ok: nothing broke" if status == 0 else "something broke", flush=True)
     return status
+
+
+LONGEST_ENDINGS = {"over": "over", "limit": "ended by the rules' limit", "unfinished": "not over"}
+
+
+def longest_line(g, max_steps: int) -> str:
+    """The longest game of a run: which it is, how to play it again, and how it ended."""
+    ending = LONGEST_ENDINGS[g.ending] + (f" within --max-steps {max_steps}" if g.ending == "unfinished" else "")
+    return (f"{g.decisions} decisions: game #{g.index} ({g.players} players, seed {g.seed}, {g.agent}), "
+            f"{ending}")
 
 
 def _check_rate_line(result) -> str:

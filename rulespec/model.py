@@ -170,6 +170,7 @@ class Model:
     modifies: list = attrs.field(factory=list)     # A.ModifyDecl, in declaration order
     abilities: dict = attrs.field(factory=dict)    # declaration -> Ability (items carried by cards)
     label: Optional[A.ScoreClause] = None          # how a card is shown
+    limit: Optional[A.Limit] = None                # the rules' bound on a game's length (decisions)
 
     def type_of(self, node) -> Type:
         return self.types[node]

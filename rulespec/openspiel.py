@@ -112,8 +112,9 @@ def register(path) -> str:
 
 def _spec(game) -> dict:
     """The game parameters of a rules file and their defaults: OpenSpiel's parameter_specification."""
+    limit = game.model.limit  # the rules' own 'limit N decisions' ends every game there anyway
     spec = {"players": game.model.min_players, "seed": DEFAULT_SEED, "returns": "zero_sum",
-            "max_decisions": DEFAULT_MAX_DECISIONS}
+            "max_decisions": limit.count if limit is not None else DEFAULT_MAX_DECISIONS}
     spec.update({k: _param_value(v) for k, v in game.default_options().items()})
     return spec
 
@@ -312,7 +313,7 @@ class _Core:
 
     def __deepcopy__(self, memo) -> "_Core":
         c = _Core(self.tg, self.key, None, self.ts.clone())
-        c.logs = {p: (k, n, list(lines)) for p, (k, n, lines) in self.logs.items()}
+        c.logs = {p: (n, list(lines)) for p, (n, lines) in self.logs.items()}
         return c
 
     def __reduce__(self):
@@ -320,16 +321,16 @@ class _Core:
         return (_restore_core, (self.key, ts.state.to_json(), ts.prefix, ts.decisions, ts.truncated, ts.chosen))
 
     def log_lines(self, player: int) -> list[str]:
-        """State.log_lines(player), rendered once per entry (unless a reveal changed the view)."""
+        """State.log_lines(player), each entry rendered once: a line never changes once
+        written (it shows what its viewer could see then), so only new entries are rendered."""
         st = self.view()[0].state
-        key = (tuple(st.revealed), tuple(st.shown))
-        k, n, lines = self.logs.get(player, (None, 0, None))
-        if k != key or lines is None or n > len(st.log):
+        n, lines = self.logs.get(player, (0, None))
+        if lines is None or n > len(st.log):
             n, lines = 0, []
         if n < len(st.log):
             lines.extend(st.log_lines(player, start=n))
             n = len(st.log)
-        self.logs[player] = (key, n, lines)
+        self.logs[player] = (n, lines)
         return lines
 
 

@@ -545,6 +545,11 @@ class _ToAst(Transformer_NonRecursive):
     def label_clause(self, meta, c):
         return ("label", A.ScoreClause(str(c[0]), c[1], _span_of_meta(meta)), _span_of_meta(meta))
 
+    def limit_clause(self, meta, c):
+        doc = unquote(c[3]) if c[3] is not None else None
+        limit = A.Limit(_int(c[0]), _ident(c[1]), c[2], doc, _span_of_meta(meta))
+        return ("limit", limit, _span_of_meta(meta))
+
     def card_copy(self, meta, c):
         return ("copy", tuple(x for x in c if isinstance(x, A.CardField)), _span_of_meta(meta))
 
@@ -584,12 +589,13 @@ class _ToAst(Transformer_NonRecursive):
     # ------------------------------------------------------------ declarations
     def game_decl(self, meta, c):
         self._once("the game", unquote(c[0]), c[1:])
-        fields = {"players": (1, 1), "doc": None, "start": None, "cards_start": None, "score": None, "label": None}
+        fields = {"players": (1, 1), "doc": None, "start": None, "cards_start": None, "score": None, "label": None,
+                  "limit": None}
         for tag, value, _ in c[1:]:
             fields[tag] = value
         lo, hi = fields["players"]
         return A.GameDecl(unquote(c[0]), lo, hi, fields["doc"], fields["start"], fields["cards_start"],
-                          fields["score"], _span_of_meta(meta), fields["label"])
+                          fields["score"], _span_of_meta(meta), fields["label"], fields["limit"])
 
     def enum_decl(self, meta, c):
         doc = c[-1] if isinstance(c[-1], str) and not isinstance(c[-1], Token) else None

@@ -43,7 +43,8 @@ def report(f: dict) -> str:
       f"{run['workers']} worker{'s' if run['workers'] != 1 else ''}, {run['seconds']:.1f} s")
     w("  " + agents_text(f))
     o = f["outcomes"]
-    w(f"  outcomes: {o['one winner']} with one winner, {o['shared']} shared, {o['no winner']} without a winner")
+    w(f"  outcomes: {o['one winner']} with one winner, {o['shared']} shared, {o['no winner']} without a winner"
+      + (f"; {f['limited']} ended by the rules' limit of decisions" if f.get("limited") else ""))
     w("")
     w("win rate per seat (95% Wilson score interval; a shared win counts as a win for each of its winners)")
     shared = o["shared"] > 0

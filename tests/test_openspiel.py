@@ -162,6 +162,14 @@ def test_a_game_past_max_decisions_stops_without_a_winner():
     assert "no winner" in str(state)
 
 
+def test_max_decisions_defaults_to_the_rules_own_limit():
+    # tests/rules/limit_lab.rules: 'limit 6 decisions' ends every game there; Gin Rummy's 20,000
+    game = load_game("tests/rules/limit_lab.rules")
+    assert game.get_parameters()["max_decisions"] == 6
+    assert game.max_game_length() == 6 * max_spelling(game.token_game)
+    assert load_game("games/crazy_eights.rules").get_parameters()["max_decisions"] == 20_000  # no limit declared
+
+
 # ---------------------------------------------------------------------- observations
 def test_the_observer_pieces_shapes_and_secrecy():
     from open_spiel.python.observation import make_observation

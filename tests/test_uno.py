@@ -136,3 +136,19 @@ def test_only_the_challenger_sees_the_challenged_hand_and_the_outcome_keeps_the_
     verdict = S.counterfactual_check(GAME, 3, seed, {"target": 1}, actions, viewer=third)
     assert verdict.ok, verdict.leak
     assert verdict.worlds > 0
+
+
+def test_a_long_two_player_game_is_not_a_fuzz_failure():
+    """`rulespec fuzz games/uno.rules --games 10 --seed 2`: game #0, two random players, takes
+    22,788 decisions to reach 500 points (11 long hands, no loop).  Mattel's rules do not bound a
+    hand, so the file declares its own limit (100,000 decisions), and fuzz's bound follows it:
+    the game ends, it does not fail as endless (it did at the 20,000 default)."""
+    from interpreter import fuzz as F
+    game = GAME
+    assert F.default_max_steps(game.model) == 100_000
+    job = F.plan(game, 10, seed=2)[0]
+    pick = F.agent_picker(F.make_chooser(job.agent), random.Random(job.agent_seed))
+    out = F.play_game(game, job.players, job.seed, {}, pick, max_steps=F.default_max_steps(game.model),
+                      check_replay=False, state_check_rate=0.0)
+    assert out.failure is None and out.terminal and not out.limited
+    assert job.players == 2 and out.steps > F.DEFAULT_MAX_STEPS

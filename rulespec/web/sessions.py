@@ -9,6 +9,7 @@ says so.
 """
 from __future__ import annotations
 
+import hmac
 import json
 import secrets
 import sys
@@ -240,6 +241,13 @@ def open_replay(game, text: str, name: str, players=None, seed=None, options=Non
     """A replay from a file's text: a replay file written by `rulespec fuzz` (or `play` for an
     unfinished game), or a `rulespec play --log` JSON Lines file; such a log does not record
     the player count, seed and options, so they are given (and checked against its events)."""
+    try:
+        return _open_replay(game, text, name, players, seed, options)
+    except RecursionError:  # JSON nested deeper than Python's parser goes: no replay file is
+        raise WebError(f"{name} is not a replay file (its JSON is nested too deep)") from None
+
+
+def _open_replay(game, text: str, name: str, players, seed, options) -> ReplaySession:
     from interpreter import fuzz as F
     stripped = text.lstrip()
     if not stripped:
@@ -303,22 +311,37 @@ def _open_log(game, text: str, name: str, players, seed, options) -> ReplaySessi
 
 
 # ---------------------------------------------------------------------- the store
-class Store:
-    """Games and replays by id, in memory; the oldest are forgotten past `limit`."""
+DEFAULT_MAX_GAMES = 200  # games and replays kept in memory (`rulespec serve --max-games`)
 
-    def __init__(self, limit: int = 200):
-        self.items: "OrderedDict[str, object]" = OrderedDict()
+
+class Store:
+    """Games and replays by id, in memory, each with the digest of its owner's client key.  At
+    most `limit` are kept: past it, the one left unused the longest is forgotten."""
+
+    def __init__(self, limit: int = DEFAULT_MAX_GAMES):
+        if limit < 1:
+            raise ValueError(f"a server keeps at least one game, not {limit}")
+        self.items: "OrderedDict[str, tuple]" = OrderedDict()  # id -> (owner digest, session); the last used last
         self.limit = limit
 
-    def add(self, item) -> str:
-        key = secrets.token_urlsafe(9)
-        self.items[key] = item
+    def add(self, item, owner: str) -> str:
+        key = secrets.token_urlsafe(16)  # 128 random bits: not guessed, not counted up to
+        self.items[key] = (owner, item)
         while len(self.items) > self.limit:
             self.items.popitem(last=False)
         return key
 
-    def get(self, key: str, kind: str):
-        item = self.items.get(key)
-        if item is None or item.kind != kind:
-            raise WebError(f"no {kind} {key} on this server (it was restarted, or the {kind} was forgotten)", 404)
-        return item
+    def get(self, key: str, kind: str, owner: str):
+        """The `kind` with id `key` if the client whose key digest is `owner` made it.  Another
+        client's game is answered exactly as a missing one: its id is no use without the key."""
+        owner_and_item = self.items.get(key)
+        if (owner_and_item is None or owner_and_item[1].kind != kind
+                or not hmac.compare_digest(owner_and_item[0], owner)):
+            raise WebError(f"no {kind} {key[:40]} on this server for this browser or client (the server was "
+                           f"restarted, the {kind} was forgotten, or another client started it)", 404)
+        self.items.move_to_end(key)
+        return owner_and_item[1]
+
+    def session(self, key: str):
+        """The game or replay `key`, whoever owns it (for tests and tools in this process)."""
+        return self.items[key][1]

@@ -104,6 +104,10 @@ def _end(e, val) -> bool:
     return len(e) == 2 and _players(e[1], val)
 
 
+def _limit(e, val) -> bool:
+    return len(e) == 2 and _number(e[1]) and e[1] >= 0
+
+
 # kind -> (its check, the shape said when it fails)
 ENTRY_KINDS = {
     "text": (_text, '["text", text]'),
@@ -120,6 +124,7 @@ ENTRY_KINDS = {
     "stack": (_stack, '["stack", entry id, effect, player or null] with an id below \'next_entry\''),
     "resolve": (_resolve, '["resolve", entry id, effect, cancelled (true or false)] with an id below \'next_entry\''),
     "end": (_end, '["end", [winner, ...]] naming each winner once'),
+    "limit": (_limit, '["limit", the number of decisions the rules allow]'),
 }
 
 

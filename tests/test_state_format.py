@@ -249,6 +249,7 @@ def test_the_states_used_below_are_what_they_say():
     (["stack", 0, "no_such_effect", 0], "a stack entry needs"),
     (["resolve", 0, "pass_writ", "no"], "a resolve entry needs"),
     (["end", [0, 0]], "an end entry needs"),
+    (["limit", "many"], "a limit entry needs"),
 ])
 def test_every_kind_of_log_entry_is_checked(entry, message):
     d = chuhan()
@@ -264,6 +265,7 @@ def test_every_kind_of_log_entry_is_checked(entry, message):
     ["action", 1, "a choice", [1]],
     ["look", 1, []],
     ["end", []],
+    ["limit", 100000],
 ])
 def test_the_entries_the_engine_writes_are_accepted(entry):
     d = chuhan()

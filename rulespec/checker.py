@@ -103,6 +103,8 @@ class Checker:
         self.options: dict[str, OptionInfo] = {}
         self.properties: dict[str, PropertyInfo] = {}
         self.cards: list[CardInfo] = []
+        self.card_names: set = set()  # of self.cards, and their copies counted: each new card asks
+        self.deck_size = 0            # (a set and a count keep 100,000 declarations linear)
         self.zones: dict[str, ZoneInfo] = {}
         self.vars: dict[str, VarInfo] = {}
         self.defs: dict[str, A.DefDecl] = {}
@@ -427,14 +429,16 @@ class Checker:
                     own[f.name] = self.constant(f.value, info.type)
                 copy_props.append(own)
             copies = len(d.copies)
-        if any(c.name == d.name for c in self.cards):
+        if d.name in self.card_names:
             self.error(d.span, f"card '{d.name}' is already declared", "give it more copies instead")
             return
         copies = copies if isinstance(copies, int) else 1
-        total = sum(c.copies for c in self.cards)
+        total = self.deck_size
         if total <= MAX_CARDS < total + copies:
             self.error(d.span, f"with card '{d.name}' the deck holds {total + copies} cards; at most {MAX_CARDS}")
         self.cards.append(CardInfo(d.name, props, copies, d.doc, copy_props, d.abilities))
+        self.card_names.add(d.name)
+        self.deck_size += copies
 
     # ------------------------------------------------------------------ bodies
     def check_bodies(self) -> None:
@@ -575,7 +579,7 @@ class Checker:
         if p.kind in ("card", "use"):
             self.expect_cards(p.domain, self.zexpr(p.domain, env, False))
             t = T.CARD if p.kind == "card" else T.USE
-            if p.kind == "use" and p.role not in {c.name for c in self.cards} and \
+            if p.kind == "use" and p.role not in self.card_names and \
                     p.role not in {c.role for c in self.conversions.values()}:
                 self.error(p.span, f"no card and no conversion is called '{p.role}'",
                            did_you_mean(p.role, [c.name for c in self.cards]))

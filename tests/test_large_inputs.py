@@ -1,0 +1,76 @@
+"""Input that is large, deeply nested or of the wrong kind gets a clear error (or is handled in
+linear work), never a traceback or a silently changed value: many card declarations, JSON nested
+200,000 deep, int options given 1.5 or true, State methods given None."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import interpreter
+from interpreter.serialise import StateFormatError
+from measure import python_calls
+from rulespec.checker import check_text
+from rulespec.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+CRAZY_EIGHTS = str(ROOT / "games" / "crazy_eights.rules")
+DEEP = 200_000
+
+
+def cards_game(n: int) -> str:
+    cards = "\n".join(f'card "C{i}" {{ rank: {i % 13} }}' for i in range(n))
+    return f'''game "Many cards" {{
+  players 2..2
+  start turn
+  cards start in deck
+}}
+property rank: int
+{cards}
+zone deck: pile hidden
+action pass() {{ effect {{ end game }} }}
+phase turn {{
+  actions pass
+  next turn
+}}
+'''
+
+
+# ---------------------------------------------------------------- many declarations
+def test_checking_card_declarations_is_linear_work(monkeypatch):
+    monkeypatch.setenv("RULESPEC_CACHE", "0")
+    check_text(cards_game(1), "cards1.rules")  # the parser's tables are made once: not part of either count
+    small, large = (python_calls(lambda n=n: check_text(cards_game(n), f"cards{n}.rules")) for n in (250, 1000))
+    assert large < 6 * small, (small, large)  # linear: about 4 times; a scan of the cards so far per card: 16
+
+
+# ---------------------------------------------------------------- JSON nested too deeply
+def deep_json() -> str:
+    return "[" * DEEP + "]" * DEEP
+
+
+def test_a_replay_file_nested_too_deeply_is_one_line(tmp_path, capsys):
+    for text in (deep_json(), '{"format": ' + deep_json() + "}"):
+        p = tmp_path / "deep.replay.json"
+        p.write_text(text)
+        assert main(["replay", str(p)]) == 1
+        err = capsys.readouterr().err
+        assert "not a replay file (bad JSON at line 1: it nests too deeply)" in err
+        assert "Traceback" not in err and err.strip().count("\n") == 0, err
+
+
+def test_a_saved_state_nested_too_deeply_is_a_state_format_error():
+    game = interpreter.load(CRAZY_EIGHTS)
+    with pytest.raises(StateFormatError, match="nests too deeply"):
+        interpreter.State.from_json(deep_json(), game)
+
+
+def test_a_web_replay_or_play_log_nested_too_deeply_is_a_web_error():
+    from rulespec.web.sessions import WebError, open_replay
+    game = interpreter.load(CRAZY_EIGHTS)
+    with pytest.raises(WebError, match="nests too deeply"):
+        open_replay(game, deep_json(), "deep.json")
+    log_line = json.dumps({"decision": 1, "player": 0, "action": "draw"})
+    with pytest.raises(WebError, match="deep.jsonl:2: not a JSON line \\(it nests too deeply\\)"):
+        open_replay(game, log_line + "\n" + deep_json() + "\n", "deep.jsonl", players=2, seed=1)

@@ -9,12 +9,15 @@ from pathlib import Path
 import pytest
 
 import interpreter
+from interpreter import OptionError
+from interpreter.scenario import ScenarioError, load_file, run_scenario
 from interpreter.serialise import StateFormatError
 from measure import python_calls
 from rulespec.checker import check_text
 from rulespec.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
+UNO = str(ROOT / "games" / "uno.rules")
 CRAZY_EIGHTS = str(ROOT / "games" / "crazy_eights.rules")
 DEEP = 200_000
 
@@ -74,3 +77,41 @@ def test_a_web_replay_or_play_log_nested_too_deeply_is_a_web_error():
     log_line = json.dumps({"decision": 1, "player": 0, "action": "draw"})
     with pytest.raises(WebError, match="deep.jsonl:2: not a JSON line \\(it nests too deeply\\)"):
         open_replay(game, log_line + "\n" + deep_json() + "\n", "deep.jsonl", players=2, seed=1)
+
+
+# ---------------------------------------------------------------- int options take whole numbers
+@pytest.mark.parametrize("value", [1.5, 2.99, True, False, "1.5", "true", None, [3]])
+def test_an_int_option_refuses_what_is_not_a_whole_number(value):
+    game = interpreter.load(UNO)
+    with pytest.raises(OptionError, match=r"option 'target' is a whole number, not "):
+        game.new_state(players=2, options={"target": value})
+
+
+@pytest.mark.parametrize("value, expected", [(7, 7), ("12", 12), (" 3 ", 3), (4.0, 4)])
+def test_an_int_option_takes_whole_numbers(value, expected):
+    game = interpreter.load(UNO)
+    assert game.new_state(players=2, options={"target": value}).opts["target"] == expected
+
+
+def test_int_options_from_the_command_line_a_scenario_and_the_web_form(tmp_path, capsys):
+    assert main(["play", UNO, "--option", "target=2.99"]) == 1
+    assert "option 'target' is a whole number, not '2.99'" in capsys.readouterr().err
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(f"rules: {UNO}\nplayers: 2\noptions: {{target: 1.5}}\nsteps: []\n")
+    with pytest.raises(ScenarioError, match="option 'target' is a whole number, not 1.5"):
+        run_scenario(load_file(scenario)[0])
+    from rulespec.web.server import _form_options
+    from rulespec.web.sessions import WebError
+    with pytest.raises(WebError, match="whole number"):
+        _form_options(interpreter.load(UNO), {"opt_target": "1.5"})
+
+
+def test_int_options_of_the_ai_adapters():
+    pytest.importorskip("pyspiel")
+    pytest.importorskip("pettingzoo")
+    from rulespec.openspiel import load_game
+    from rulespec.pettingzoo import env
+    with pytest.raises(OptionError, match="whole number, not 1.5"):
+        load_game(UNO, players=2, target=1.5)
+    with pytest.raises(ValueError, match="whole number, not True"):
+        env(path=UNO, players=2, target=True)

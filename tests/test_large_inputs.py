@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import interpreter
-from interpreter import OptionError
+from interpreter import IllegalActionError, OptionError
 from interpreter.scenario import ScenarioError, load_file, run_scenario
 from interpreter.serialise import StateFormatError
 from measure import python_calls
@@ -115,3 +115,47 @@ def test_int_options_of_the_ai_adapters():
         load_game(UNO, players=2, target=1.5)
     with pytest.raises(ValueError, match="whole number, not True"):
         env(path=UNO, players=2, target=True)
+
+
+# ---------------------------------------------------------------- the State API given the wrong kind of thing
+def test_state_methods_given_no_action_raise_action_type_error_and_change_nothing():
+    st = interpreter.load(CRAZY_EIGHTS).new_state(players=2, seed=1)
+    before = st.to_json()
+    for wrong in (None, 42, [], b"draw", 1.5):
+        with pytest.raises(interpreter.ActionTypeError, match=r"takes an action from legal_actions\(\) or its text"):
+            st.apply(wrong)
+        with pytest.raises(interpreter.ActionTypeError):
+            st.explain_illegal(wrong)
+    assert issubclass(interpreter.ActionTypeError, IllegalActionError) and issubclass(interpreter.ActionTypeError, TypeError)
+    assert st.to_json() == before
+    action = st.legal_actions()[0]
+    assert "is not a legal action" in st.explain_illegal("fly away")
+    assert isinstance(st.explain_illegal(action), str)  # an Action is explained by its text
+
+
+def test_state_methods_given_a_wrong_seat_raise_seat_error():
+    st = interpreter.load(CRAZY_EIGHTS).new_state(players=2, seed=1)
+    for wrong in ("x", 1.0, True, 2, -1):
+        with pytest.raises(interpreter.SeatError, match=r"takes a seat index from 0 to 1"):
+            st.observation(wrong)
+        with pytest.raises(interpreter.SeatError, match=r"log_lines\(\) takes a seat index from 0 to 1"):
+            st.log_lines(wrong)
+    with pytest.raises(TypeError, match="log index"):
+        st.log_lines(0, "a")
+    assert st.log_lines(0) and all(isinstance(line, str) for line in st.log_lines(1))
+
+
+def test_from_json_given_something_else_than_a_game():
+    game = interpreter.load(CRAZY_EIGHTS)
+    text = game.new_state(players=2, seed=1).to_json()
+    with pytest.raises(TypeError, match=r"from_json\(\) takes the Game"):
+        interpreter.State.from_json(text, 5)
+
+
+def test_a_finished_game_has_no_legal_actions_and_refuses_any():
+    st = interpreter.load(CRAZY_EIGHTS).new_state(players=2, seed=1)
+    while not st.is_terminal():
+        st.apply(st.legal_actions()[0])
+    assert st.legal_actions() == [] and st.current_player is None
+    with pytest.raises(IllegalActionError, match="the game is over"):
+        st.apply("draw")

@@ -1,10 +1,12 @@
 """How the command line copes with very large rules files: a long flat sum, many cards.
 
-    python benchmarks/large_files.py [--sum N ...] [--cards N ...] [--root CHECKOUT] [--timeout S]
+    python benchmarks/large_files.py [--sum N ...] [--cards N ...] [--commands C ...] [--root CHECKOUT]
+                                     [--timeout S]
 
 Writes each file to a temporary folder and runs `rulespec check`, `doc`, `fmt --check` and one
 `play` on it, each in a new process with the model and code caches off, printing wall-clock and
-CPU seconds (CPU is less disturbed by other work on a shared machine) and the exit status.
+CPU seconds (CPU is less disturbed by other work on a shared machine) and the exit status;
+--commands picks some of them.  A command still running after --timeout seconds is stopped.
 
   --sum N     a game whose only def is a sum of N terms (x + x + ... + x): a chain of operators
               at one level, which must neither count as nesting nor recurse in any pass; the
@@ -92,14 +94,17 @@ def run(args: list, root: Path, timeout: float) -> str:
     return f"{wall:7.2f} s wall {cpu:7.2f} s cpu  exit {out.returncode}  {said[:70]}"
 
 
-def measure(label: str, text: str, root: Path, timeout: float) -> None:
+COMMANDS = {"check": [], "doc": ["-o", "{dir}/big.md"], "fmt": ["--check"], "play": ["--seed", "1"]}
+
+
+def measure(label: str, text: str, root: Path, timeout: float, commands: list) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "big.rules"
         path.write_text(text, encoding="utf-8")
         print(f"{label} ({len(text.encode()) / 1e6:.1f} MB)")
-        for command in (["check"], ["doc", "-o", str(Path(tmp) / "big.md")], ["fmt", "--check"],
-                        ["play", "--seed", "1"]):
-            print(f"  {command[0]:6} {run([*command, str(path)], root, timeout)}", flush=True)
+        for name in commands:
+            args = [a.format(dir=tmp) for a in COMMANDS[name]]
+            print(f"  {name:6} {run([name, *args, str(path)], root, timeout)}", flush=True)
 
 
 def main() -> None:
@@ -107,14 +112,15 @@ def main() -> None:
     ap.add_argument("--sum", type=int, nargs="*", default=[], metavar="N")
     ap.add_argument("--cards", type=int, nargs="*", default=[], metavar="N")
     ap.add_argument("--root", type=Path, default=ROOT)
+    ap.add_argument("--commands", nargs="+", choices=list(COMMANDS), default=list(COMMANDS))
     ap.add_argument("--timeout", type=float, default=600)
     args = ap.parse_args()
     if not args.sum and not args.cards:
         args.sum, args.cards = [10_000], [8_000, 30_000]
     for n in args.sum:
-        measure(f"a sum of {n} terms", sum_game(n), args.root.resolve(), args.timeout)
+        measure(f"a sum of {n} terms", sum_game(n), args.root.resolve(), args.timeout, args.commands)
     for n in args.cards:
-        measure(f"{n} cards", cards_game(n), args.root.resolve(), args.timeout)
+        measure(f"{n} cards", cards_game(n), args.root.resolve(), args.timeout, args.commands)
 
 
 if __name__ == "__main__":

@@ -7,11 +7,11 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {"Action": "actions", "EngineError": "errors", "IllegalActionError": "errors",
-            "RuleRuntimeError": "errors", "Game": "game", "OptionError": "game", "load": "game",
+            "ActionTypeError": "errors", "SeatError": "errors", "RuleRuntimeError": "errors", "Game": "game", "OptionError": "game", "load": "game",
             "load_text": "game", "State": "state"}
 
-__all__ = ["Action", "EngineError", "Game", "IllegalActionError", "OptionError", "RuleRuntimeError",
-           "State", "load", "load_text"]
+__all__ = ["Action", "ActionTypeError", "EngineError", "Game", "IllegalActionError", "OptionError",
+           "RuleRuntimeError", "SeatError", "State", "load", "load_text"]
 
 
 def __getattr__(name: str):

@@ -764,9 +764,9 @@ class Program:
     def _zones_of(self, e) -> Callable:
         """Compile a card domain to a list of (card, zone index) pairs, in zone order."""
         t = self.type_of(e)
-        if isinstance(e, A.BinOp) and e.op == "+":
-            a, b = self._zones_of(e.left), self._zones_of(e.right)
-            return lambda st, env: a(st, env) + b(st, env)
+        if self._multi_zone(e):
+            parts = [self._zones_of(x) for x in e.operands]
+            return lambda st, env: [pair for part in parts for pair in part(st, env)]
         f = self.expr(e)
         if t.name == "zone":
             def from_zone(st, env):
@@ -779,9 +779,9 @@ class Program:
         """The parts of a card domain made of zones and card lists (z, or z1 + cards + ...):
         [(True, zone-index function) or (False, card-list function)], or None when a part is
         neither (choices then go through the (card, zone) pairs of the domain)."""
-        if isinstance(e, A.BinOp) and e.op == "+":
-            a, b = self._zone_fns(e.left), self._zone_fns(e.right)
-            return a + b if a is not None and b is not None else None
+        if self._multi_zone(e):
+            parts = [self._zone_fns(x) for x in e.operands]
+            return None if None in parts else [fn for part in parts for fn in part]
         t = self.type_of(e)
         if t.name == "zone":
             return [(True, self.expr(e))]
@@ -790,7 +790,7 @@ class Program:
         return None
 
     def _multi_zone(self, e) -> bool:
-        return isinstance(e, A.BinOp) and e.op == "+"
+        return isinstance(e, A.Chain) and e.ops[0] == "+"  # a chain of lists joins them: only '+' can
 
     def _compile_phase(self, p: A.PhaseDecl) -> CPhase:
         bc = self.block_compiler

@@ -10,6 +10,16 @@ class IllegalActionError(EngineError):
     """An action that is not legal now. The state is left unchanged."""
 
 
+class ActionTypeError(IllegalActionError, TypeError):
+    """apply() or explain_illegal() given something that is no action at all: neither an Action
+    nor an action's text (None, a number, a list).  The state is left unchanged."""
+
+
+class SeatError(EngineError, ValueError):
+    """A method that takes a player (observation, log_lines) given something that is not a seat
+    of this game: a seat is a whole number from 0 to players - 1 (None is the omniscient view)."""
+
+
 class RuleRuntimeError(EngineError):
     """The rules asked for something impossible while running (a bug in the rules file)."""
 

@@ -55,6 +55,9 @@ from .errors import RuleRuntimeError
 from .rng import Rng
 
 CHUNK_DEPTH = 20    # AST levels per generated function: Python's parser allows 200 nested brackets
+# Operators of a chain (a + b + c ...) written in one generated expression; a longer chain goes on
+# in functions of its own that _fold calls in turn, so no length of chain nests Python code deeper.
+CHAIN_SEGMENT = 16
 
 # Python errors a fast function may raise where the checked one reports a rules error.
 _PY_ERRORS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError)
@@ -201,6 +204,13 @@ def _random(st, xs, site):
     return xs[Rng.below(st, len(xs))]
 
 
+def _fold(value, segments, *args):
+    """The rest of a long chain: each segment applies its operators to the value so far."""
+    for segment in segments:
+        value = segment(value, *args)
+    return value
+
+
 def _join(a, b, site):
     if a is None or b is None:
         _fail(site, "'+' joins texts: none instead of a text")
@@ -243,7 +253,7 @@ def _best_checked(pairs: list, better, kind: str, site):
 _HELPERS = {f.__name__: f for f in (
     _bounded_range, _players_after, _players_from, _best, _tagged, _prop, _play_field, _record_field,
     _entry_field, _entry_data, _player_index, _item, _range, _negate, _div, _mod, _revealed, _random,
-    _extreme, _best_checked, _subsets, _join)}
+    _extreme, _best_checked, _subsets, _join, _fold)}
 _ORDER = {"<": "_lt", "<=": "_le", ">": "_gt", ">=": "_ge"}
 _HELPERS.update({name: _ordered(op, getattr(operator, name[1:])) for op, name in _ORDER.items()})
 _ARITHMETIC = {"+": "_add", "-": "_sub", "*": "_mul"}
@@ -270,7 +280,9 @@ def _may_fail(e, refs) -> bool:
     if isinstance(e, A.Unary):
         return e.op == "-"
     if isinstance(e, A.BinOp):
-        return e.op not in ("and", "or", "in", "==", "!=")
+        return e.op not in ("in", "==", "!=")
+    if isinstance(e, A.Chain):
+        return e.ops[0] not in ("and", "or")
     if isinstance(e, A.Call):
         return e.func not in _SAFE_CALLS or refs[e][0] != "builtin_func"
     if isinstance(e, A.Quant):
@@ -615,7 +627,9 @@ class _Gen:
 
     def site(self, e) -> str:
         """Where a checking helper reports an error: (path, span) of node e."""
-        sp = e.span
+        return self.site_at(e.span)
+
+    def site_at(self, sp) -> str:
         return self.bind((self.comp.path, sp), ("site", sp.line, sp.col, sp.end_line, sp.end_col))
 
     def define(self, params: str, body: str, span) -> Callable:
@@ -657,12 +671,20 @@ class _Gen:
 
     def _chunk(self, e, mode: str) -> str:
         """e as a function of its own, given the Python locals in scope."""
+        f = self._function_of(lambda sub: sub.expr(e, mode), [], e.span)
+        return f"{f}({', '.join(self._call_args())})"
+
+    def _function_of(self, emit, params: list, span) -> str:
+        """The name of a new function (params, then st, env and the Python locals in scope) that
+        returns the source emit writes with a fresh generator."""
         sub = _Gen(self.comp, self.checked, self.scope, self.has_env, self.ns, self.counter, self.session)
-        src = sub.expr(e, mode)
+        src = emit(sub)
         self.may_fail = self.may_fail or sub.may_fail
-        local = sorted(set(self.scope.values()))
-        f = sub.define(", ".join(["st", "env"] + local), f" return {src}\n", e.span)
-        return f"{self.bind(f, ('fn', f.__name__))}({', '.join(['st', 'env' if self.has_env else 'None'] + local)})"
+        f = sub.define(", ".join(params + ["st", "env"] + sorted(set(self.scope.values()))), f" return {src}\n", span)
+        return self.bind(f, ("fn", f.__name__))
+
+    def _call_args(self) -> list:
+        return ["st", "env" if self.has_env else "None"] + sorted(set(self.scope.values()))
 
     # ---- nodes
     def _IntLit(self, e, mode):
@@ -765,10 +787,47 @@ class _Gen:
             a, b = self.expr(e.then), self.expr(e.else_)
         return f"({a} if {c} else {b})"
 
+    def _Chain(self, e, mode):
+        """a + b - c ...: the first CHAIN_SEGMENT operators here, the others in segments (_fold)."""
+        n = len(e.operands)
+        head = min(n, CHAIN_SEGMENT + 1)
+        src = self._chain_part(e, 0, head, None)
+        if head == n:
+            return src
+        segments = [self._function_of(lambda sub, k=k: sub._chain_part(e, k, min(n, k + CHAIN_SEGMENT), "acc"),
+                                      ["acc"], e.operands[k].span)
+                    for k in range(head, n, CHAIN_SEGMENT)]
+        return f"_fold({src}, ({', '.join(segments)},), {', '.join(self._call_args())})"
+
+    def _chain_part(self, e, start: int, end: int, acc: Optional[str]) -> str:
+        """Source for e's operands start..end-1 and the operators before them, applied to acc (the
+        value of the operands before start) or, without acc, starting from operand start."""
+        t = self.type_of(e)
+        lists = T.is_list(t)
+        nested = self.checked and not lists and t != T.BOOL  # each operator is a checking helper
+        self.depth += (end - start) // 2 if nested else 1  # the helpers' brackets nest, Python allows 200
+        try:
+            first = start if acc is not None else start + 1
+            src = acc if acc is not None else self.expr(e.operands[start], "view" if lists else "value")
+            parts = [src]
+            for k in range(first, end):
+                op, b = e.ops[k - 1], self.expr(e.operands[k], "view" if lists else "value")
+                if nested:
+                    src = self._checked_operator(op, t, src, b, e.prefix_span(k + 1))
+                else:
+                    parts.append(f"{'//' if op == '/' else op} {b}")
+            return src if nested else f"({' '.join(parts)})"
+        finally:
+            self.depth -= (end - start) // 2 if nested else 1
+
+    def _checked_operator(self, op: str, t: T.Type, a: str, b: str, span) -> str:
+        if op == "+" and t == T.TEXT:
+            return f"_join({a}, {b}, {self.site_at(span)})"
+        helper = _ARITHMETIC.get(op) or {"/": "_div", "%": "_mod"}[op]
+        return f"{helper}({a}, {b}, {self.site_at(span)})"
+
     def _BinOp(self, e, mode):
         op = e.op
-        if op in ("and", "or"):
-            return f"({self.expr(e.left)} {op} {self.expr(e.right)})"
         if op == "in":
             return f"({self.expr(e.left)} in {self.expr(e.right, 'iter')})"
         lt, rt = self.type_of(e.left), self.type_of(e.right)
@@ -777,14 +836,11 @@ class _Gen:
             return f"({self.expr(e.left)} {op} {self.expr(e.right)})"
         lists = T.is_list(lt) or T.is_list(rt)
         a, b = self.expr(e.left, "view" if lists else "value"), self.expr(e.right, "view" if lists else "value")
-        if op == "+" and (lt == T.TEXT or rt == T.TEXT):
-            return f"_join({a}, {b}, {self.site(e)})" if self.checked else f"({a} + {b})"
         if op in ("==", "!=") and isinstance(e.right, A.NoneLit):
             return f"({a} {'is' if op == '==' else 'is not'} None)"
-        if op in ("==", "!=") or lists or not self.checked:  # lists: + joins them
-            return f"({a} {'//' if op == '/' else op} {b})"
-        helper = _ORDER.get(op) or _ARITHMETIC.get(op) or {"/": "_div", "%": "_mod"}[op]
-        return f"{helper}({a}, {b}, {self.site(e)})"
+        if op in ("==", "!=") or not self.checked:
+            return f"({a} {op} {b})"
+        return f"{_ORDER[op]}({a}, {b}, {self.site(e)})"
 
     def _Call(self, e, mode):
         kind = self.refs[e][0]

@@ -48,6 +48,7 @@ import attrs
 from .checks import CHOOSERS, LOG_CHECK, LogMemory, _first_difference, full_round_trip_due, replay, state_problems
 from .errors import EngineError, IllegalActionError
 from .secrecy import CHECK as COUNTERFACTUAL, Trace, _mark_seen, _view, counterfactual_check
+from .serialise import json_loads
 from .state import State
 
 AGENT_KINDS = ("random", "rare", "mixed")
@@ -1189,7 +1190,7 @@ def read_replay(path) -> dict:
 def replay_from_text(text: str, path) -> dict:
     """Validate a replay file's text (`path` names it in the messages): the checks of read_replay."""
     try:
-        d = json.loads(text)
+        d = json_loads(text)
     except json.JSONDecodeError as e:
         raise FuzzError(f"{path} is not a replay file (bad JSON at line {e.lineno}: {e.msg})") from None
     if not isinstance(d, dict) or d.get("format") != REPLAY_FORMAT:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import operator
 from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
@@ -56,10 +57,10 @@ class Game:
                 return False
             raise OptionError(f"option '{name}' is true or false, not '{value}'")
         if t.name == "int":
-            try:
-                return int(value)
-            except (TypeError, ValueError):
-                raise OptionError(f"option '{name}' is a whole number, not '{value}'") from None
+            whole = _whole_number(value)
+            if whole is None:
+                raise OptionError(f"option '{name}' is a whole number, not {value!r}")
+            return whole
         if t.name == "enum":
             members = self.model.enums[t.enum].members
             if str(value) not in members:
@@ -98,6 +99,27 @@ class Game:
 
 def _whole(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _whole_number(value) -> Optional[int]:
+    """An int option's value: an int, a text of one ('12', from the command line or a form), or a
+    float with nothing after the point (2.0, from YAML or JSON); None for anything else.  Never
+    truncated: 1.5 or 2.99 is not a count of anything, and true is not a number."""
+    if isinstance(value, bool):
+        return None
+    if hasattr(type(value), "__index__"):  # an int, or numpy's whole numbers
+        try:
+            return operator.index(value)
+        except TypeError:
+            return None
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            return None
+    return None
 
 
 _CACHE: "OrderedDict[tuple, Game]" = OrderedDict()

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .compiler import player_name
+from .errors import SeatError
 
 
 class Observation:
@@ -46,14 +47,17 @@ class Observation:
         zi = self.where[c]
         return self.prog.slots[zi].visibility == "public" or zi in self.revealed
 
+    def _expect_seat(self, player, method: str) -> None:
+        if player is not None and (not isinstance(player, int) or isinstance(player, bool)
+                                   or not 0 <= player < self.n):
+            raise SeatError(f"{method}() takes a seat index from 0 to {self.n - 1} (or None for the "
+                            f"omniscient view), not {player!r}")
+
     def observation(self, player: Optional[int]) -> dict:
         """What `player` (a seat index from 0) may know: public and own cards by name, other
         zones as counts.  ``None`` is the omniscient view (every card by name: for tools,
         debugging and logs, never for a player)."""
-        if player is not None and (not isinstance(player, int) or isinstance(player, bool)
-                                   or not 0 <= player < self.n):
-            raise ValueError(f"observation() takes a seat index from 0 to {self.n - 1} (or None for the "
-                             f"omniscient view), not {player!r}")
+        self._expect_seat(player, "observation")
         prog = self.prog
         label = prog.card_label
         shown_set = set(self.shown)
@@ -145,6 +149,9 @@ class Observation:
         """The log as readable lines, masked for `viewer` (None shows everything); with
         `start`, only the lines of the log entries from that index on (len(state.log) is
         where the next new entry will be: printing as a game goes stays linear in time)."""
+        self._expect_seat(viewer, "log_lines")
+        if not isinstance(start, int) or isinstance(start, bool):
+            raise TypeError(f"log_lines() takes a log index as start (a whole number), not {start!r}")
         log = self.log if start <= 0 else self.log[start:]
         return [line for e in log for line in [self._render(e, viewer)] if line]
 

@@ -38,17 +38,25 @@ def state_to_dict(st) -> dict:
     }
 
 
+def json_loads(text: Union[str, bytes, bytearray]):
+    """json.loads, where JSON nested too deeply for Python's parser (it recurses) is one more
+    json.JSONDecodeError rather than a RecursionError: every reader of JSON from outside (a saved
+    state, a replay, a play log, a web request) then reports it with its other decoding errors."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("it nests too deeply", text if isinstance(text, str) else "", 0) from None
+
+
 def parse_state_text(text: Union[str, bytes, dict]) -> dict:
     if isinstance(text, dict):
         return text
     if not isinstance(text, (str, bytes, bytearray)):
         raise StateFormatError(f"a saved state is JSON text or a dict, not {type(text).__name__}")
     try:
-        d = json.loads(text)
+        d = json_loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise StateFormatError(f"a saved state must be JSON: {e}") from None
-    except RecursionError:
-        raise StateFormatError("a saved state must be JSON: it nests too deeply") from None
     if not isinstance(d, dict):
         raise StateFormatError(f"a saved state is a JSON object, not {type(d).__name__}")
     return d

@@ -24,7 +24,7 @@ from typing import Optional, Union
 
 from .actions import Action, legal_actions
 from .compiler import Program, player_name
-from .errors import GameOver, IllegalActionError, RuleRuntimeError
+from .errors import ActionTypeError, GameOver, IllegalActionError, RuleRuntimeError
 from .events import emit_now
 from .frames import AFTER_RESPONSE_BLOCK, WINDOWS_BLOCK
 from .machine import run
@@ -335,6 +335,10 @@ class State(Observation):
         return [a.text for a in self._legal]
 
     def apply(self, action: Union[Action, str]) -> None:
+        """Take a legal action (one of legal_actions(), or its text).  An illegal one raises
+        IllegalActionError, anything that is not an action ActionTypeError (one of them); the
+        state is then unchanged."""
+        _expect_action(action, "apply")
         legal = self._legal if self._legal is not None else (self.legal_actions(), self._legal)[1]
         chosen = None
         if isinstance(action, Action):
@@ -462,8 +466,13 @@ class State(Observation):
                 readers.add(who)
             self.log[mark] = ["action", who, entry[2], sorted(readers)]
 
-    def explain_illegal(self, text: str) -> str:
+    def explain_illegal(self, text: Union[Action, str]) -> str:
+        """Why an action's text (or an Action) is not legal now, in one sentence; ActionTypeError
+        for anything else."""
         from .explain import explain_illegal
+        _expect_action(text, "explain_illegal")
+        if isinstance(text, Action):
+            text = text.text
         self._memo = {}
         try:
             return explain_illegal(self, text)
@@ -520,10 +529,13 @@ class State(Observation):
     def from_json(cls, text: Union[str, dict], game=None) -> "State":
         """A state from to_json's text (or its dict).  Without `game` the rules file the state
         names is loaded.  A state that does not fit its rules raises StateFormatError."""
+        from .game import Game, load  # game.py makes States: imported when needed
         d = parse_state_text(text)
         owned = not isinstance(text, dict)  # parsed here: the state may keep its lists as they are
+        if game is not None and not isinstance(game, Game):
+            raise TypeError(f"from_json() takes the Game the state belongs to (rulespec.load(path)) or None, "
+                            f"not {type(game).__name__}")
         if game is None:
-            from .game import load
             rules = d.get("rules")
             if not isinstance(rules, str):
                 raise StateFormatError("this saved state does not say which rules file it belongs to ('rules')")
@@ -587,3 +599,10 @@ def _zero(type_name: str):
 
 def stable_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _expect_action(action, method: str) -> None:
+    if not isinstance(action, (Action, str)):
+        shown = repr(action)
+        raise ActionTypeError(f"{method}() takes an action from legal_actions() or its text, not "
+                              f"{shown if len(shown) <= 60 else shown[:57] + '...'}")

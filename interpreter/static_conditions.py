@@ -37,6 +37,8 @@ class StaticAnalysis:
             return self.is_static(e.operand, static_locals)
         if isinstance(e, A.BinOp):
             return self.is_static(e.left, static_locals) and self.is_static(e.right, static_locals)
+        if isinstance(e, A.Chain):
+            return all(self.is_static(x, static_locals) for x in e.operands)
         if isinstance(e, A.IfExpr):
             return all(self.is_static(x, static_locals) for x in (e.cond, e.then, e.else_))
         if isinstance(e, A.ListLit):
@@ -56,8 +58,8 @@ class StaticAnalysis:
 
 def conjuncts(e) -> list:
     """a and b and c -> [a, b, c] (left to right)."""
-    if isinstance(e, A.BinOp) and e.op == "and":
-        return conjuncts(e.left) + conjuncts(e.right)
+    if isinstance(e, A.Chain) and e.ops[0] == "and":
+        return [part for x in e.operands for part in conjuncts(x)]
     return [e]
 
 

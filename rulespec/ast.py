@@ -137,10 +137,30 @@ class Unary(Expr):
 
 @node
 class BinOp(Expr):
-    op: str  # + - * / % == != < <= > >= in and or
+    op: str  # == != < <= > >= in (they never chain: ``a < b < c`` is a syntax error)
     left: Expr
     right: Expr
     span: Span
+
+
+# The operators of each precedence level that chains from the left: ``a - b + c`` is (a - b) + c.
+CHAIN_LEVELS = ({"or"}, {"and"}, {"+", "-"}, {"*", "/", "%"})
+
+
+@node
+class Chain(Expr):
+    """Operands joined by the operators of one level, read from the left: ``a + b - c``,
+    ``a * b / c``, ``a and b and c``.  One flat node rather than nested binary ones, so that a
+    sum of a thousand terms nests one level deep for every walk over the tree (the nesting limit,
+    the checker, the English, the code generator, pickling a model)."""
+    operands: tuple  # of Expr, at least two
+    ops: tuple       # of str, one between each two operands
+    span: Span
+
+    def prefix_span(self, k: int) -> Span:
+        """The span of the first k operands: the left operand of the k-th operator."""
+        first, last = self.operands[0].span, self.operands[k - 1].span
+        return Span(first.line, first.col, last.end_line, last.end_col)
 
 
 @node

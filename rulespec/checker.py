@@ -13,6 +13,7 @@ from .diagnostics import Diagnostic, RulesError, did_you_mean
 from .graph import build_phase_graph, analyse_phase_graph
 from .model import Ability, CardInfo, EnumInfo, Model, OptionInfo, PropertyInfo, VarInfo, ZoneInfo
 from . import model_cache
+from .gc_pause import no_gc
 from .source import read_source  # the parser (and Lark) are imported only to parse: not for a cached model
 
 ZONE_KINDS = {"pile", "set", "plays"}
@@ -102,6 +103,8 @@ class Checker:
         self.options: dict[str, OptionInfo] = {}
         self.properties: dict[str, PropertyInfo] = {}
         self.cards: list[CardInfo] = []
+        self.card_names: set = set()  # of self.cards, and their copies counted: each new card asks
+        self.deck_size = 0            # (a set and a count keep 100,000 declarations linear)
         self.zones: dict[str, ZoneInfo] = {}
         self.vars: dict[str, VarInfo] = {}
         self.defs: dict[str, A.DefDecl] = {}
@@ -426,14 +429,16 @@ class Checker:
                     own[f.name] = self.constant(f.value, info.type)
                 copy_props.append(own)
             copies = len(d.copies)
-        if any(c.name == d.name for c in self.cards):
+        if d.name in self.card_names:
             self.error(d.span, f"card '{d.name}' is already declared", "give it more copies instead")
             return
         copies = copies if isinstance(copies, int) else 1
-        total = sum(c.copies for c in self.cards)
+        total = self.deck_size
         if total <= MAX_CARDS < total + copies:
             self.error(d.span, f"with card '{d.name}' the deck holds {total + copies} cards; at most {MAX_CARDS}")
         self.cards.append(CardInfo(d.name, props, copies, d.doc, copy_props, d.abilities))
+        self.card_names.add(d.name)
+        self.deck_size += copies
 
     # ------------------------------------------------------------------ bodies
     def check_bodies(self) -> None:
@@ -574,7 +579,7 @@ class Checker:
         if p.kind in ("card", "use"):
             self.expect_cards(p.domain, self.zexpr(p.domain, env, False))
             t = T.CARD if p.kind == "card" else T.USE
-            if p.kind == "use" and p.role not in {c.name for c in self.cards} and \
+            if p.kind == "use" and p.role not in self.card_names and \
                     p.role not in {c.role for c in self.conversions.values()}:
                 self.error(p.span, f"no card and no conversion is called '{p.role}'",
                            did_you_mean(p.role, [c.name for c in self.cards]))
@@ -1030,8 +1035,11 @@ class Checker:
 
     # ------------------------------------------------------------------ expressions
     def expect(self, e: A.Expr, got: T.Type, want: T.Type, what: str) -> None:
+        self.expect_at(e.span, got, want, what)
+
+    def expect_at(self, span: A.Span, got: T.Type, want: T.Type, what: str) -> None:
         if not T.assignable(want, got):
-            self.error(e.span, f"{what} must be {want}, not {got}")
+            self.error(span, f"{what} must be {want}, not {got}")
 
     def expect_cards(self, e: A.Expr, t: T.Type) -> None:
         if t not in (T.ANY, T.ZONE, T.CARDS) and not (t.name == "list" and t.elem in (None, T.ANY)):
@@ -1118,6 +1126,8 @@ class Checker:
                 return T.INT
             self.expect(e.operand, t, T.BOOL, "'not'")
             return T.BOOL
+        if isinstance(e, A.Chain):
+            return self._chain(e, env)
         if isinstance(e, A.BinOp):
             return self._binop(e, env)
         if isinstance(e, A.Range):
@@ -1368,39 +1378,52 @@ class Checker:
             return T.BOOL
         return T.ANY
 
+    def _chain(self, e: A.Chain, env) -> T.Type:
+        """a + b - c ...: each operator takes the value so far (the operands before it) as its left."""
+        so_far = self.expr(e.operands[0], env)
+        for k, (op, right) in enumerate(zip(e.ops, e.operands[1:]), 1):
+            so_far = self._operator(op, (e.prefix_span(k), so_far), (right.span, self.expr(right, env)),
+                                    e.prefix_span(k + 1))
+        return so_far
+
     def _binop(self, e: A.BinOp, env) -> T.Type:
-        a = self.expr(e.left, env)
-        b = self.expr(e.right, env)
-        op = e.op
+        return self._operator(e.op, (e.left.span, self.expr(e.left, env)), (e.right.span, self.expr(e.right, env)),
+                              e.span)
+
+    def _operator(self, op: str, left: tuple, right: tuple, span: A.Span) -> T.Type:
+        """The type of 'left op right', each side given as (span, type); reports misuse."""
+        (left_span, a), (right_span, b) = left, right
+
+        def expect_both(want: T.Type, what: str) -> None:
+            self.expect_at(left_span, a, want, what)
+            self.expect_at(right_span, b, want, what)
+
         if op in ("and", "or"):
-            self.expect(e.left, a, T.BOOL, f"'{op}'")
-            self.expect(e.right, b, T.BOOL, f"'{op}'")
+            expect_both(T.BOOL, f"'{op}'")
             return T.BOOL
         if op == "+" and (T.is_list(a) or T.is_list(b)):
             if not (T.is_list(a) and T.is_list(b)) or not T.comparable(T.elem_of(a), T.elem_of(b)):
-                self.error(e.span, f"cannot add {a} and {b}")
+                self.error(span, f"cannot add {a} and {b}")
                 return T.ANY
-            return T.unify(a, b)
+            joined = T.unify(a, b)
+            return T.CARDS if joined.name == "zone" else joined  # hand + table: their cards, no zone
         if op == "+" and (a == T.TEXT or b == T.TEXT):  # texts: + joins them
-            self.expect(e.left, a, T.TEXT, "'+' joining texts")
-            self.expect(e.right, b, T.TEXT, "'+' joining texts")
+            expect_both(T.TEXT, "'+' joining texts")
             return T.TEXT
         if op in ("+", "-", "*", "/", "%"):
-            self.expect(e.left, a, T.INT, f"'{op}'")
-            self.expect(e.right, b, T.INT, f"'{op}'")
+            expect_both(T.INT, f"'{op}'")
             return T.INT
         if op in ("==", "!="):
             if not T.comparable(a, b):
-                self.error(e.span, f"cannot compare {a} with {b}")
+                self.error(span, f"cannot compare {a} with {b}")
             return T.BOOL
         if op == "in":
             if not T.is_list(b) and b != T.ANY:
-                self.error(e.right.span, f"'in' needs a list on its right, not {b}")
+                self.error(right_span, f"'in' needs a list on its right, not {b}")
             elif not T.comparable(T.elem_of(b), a):
-                self.error(e.span, f"a {a} can never be in a {b}")
+                self.error(span, f"a {a} can never be in a {b}")
             return T.BOOL
-        self.expect(e.left, a, T.INT, f"'{op}'")
-        self.expect(e.right, b, T.INT, f"'{op}'")
+        expect_both(T.INT, f"'{op}'")
         return T.BOOL
 
     def _quant(self, e: A.Quant, env) -> T.Type:
@@ -1476,7 +1499,8 @@ def check_text(text: str, path: str = "<string>") -> Model:
     """Parse and check; a large file checked before (by this rulespec) comes from the model cache."""
     def build() -> Model:
         from .parser import parse_text
-        return check(parse_text(text, path))
+        with no_gc():  # tens of thousands of long-lived nodes and facts about them
+            return check(parse_text(text, path))
     return model_cache.checked_model(text, path, build)
 
 

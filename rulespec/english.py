@@ -67,6 +67,8 @@ class English:
     # ------------------------------------------------------------------ grouping
     def level(self, e) -> int:
         """How loosely the English for e holds together (COMMA ... ATOM, see the top of the file)."""
+        if isinstance(e, A.Chain):
+            return _BIN_LEVEL[e.ops[0]]
         if isinstance(e, A.BinOp):
             if e.op in ("==", "!=") and self._type(e.left) == T.BOOL and isinstance(e.right, A.BoolLit):
                 return self.level(e.left) if e.right.value == (e.op == "==") else NOT  # "a" / "not (a)"
@@ -118,7 +120,7 @@ class English:
         if theirs > mine and _FAMILY.get(theirs) is not None and _FAMILY.get(theirs) == _FAMILY.get(mine):
             wrap = True   # "a or b and c" would read as "(a or b) and c"
         if theirs == mine:
-            same = isinstance(e, A.BinOp) and e.op == parent
+            same = isinstance(e, A.Chain) and set(e.ops) == {parent}
             if mine == CMP:
                 wrap = True   # "a is b is c" has no reading at all
             elif right and not (same and parent in _ASSOCIATIVE):
@@ -273,15 +275,21 @@ class English:
             yes = e.right.value == (e.op == "==")   # "a == true" reads "a"
             return self.expr(e.left) if yes else f"not {self.sub(e.left, ATOM)}"
         a, b = self.operand(e.left, e.op), self.operand(e.right, e.op, right=True)
-        if e.op in ("and", "or"):
-            return f"{a} {e.op} {b}"
-        if e.op in _CMP:
-            return f"{a} {_CMP[e.op]} {b}"
-        if e.op == "+" and (T.is_list(self._type(e.left)) or T.is_list(self._type(e.right))):
-            return f"{a} together with {b}"
-        if e.op == "+" and T.TEXT in (self._type(e.left), self._type(e.right)):
-            return f"{a} followed by {b}"
-        return f"{a} {_ARITH.get(e.op, e.op)} {b}"
+        return f"{a} {_CMP[e.op]} {b}"
+
+    def _Chain(self, e):
+        t = self._type(e)
+        if T.is_list(t):
+            plus = "together with"
+        elif t == T.TEXT:
+            plus = "followed by"
+        else:
+            plus = "plus"
+        words_of = {**_ARITH, "+": plus, "and": "and", "or": "or"}
+        parts = [self.operand(e.operands[0], e.ops[0])]
+        for op, x in zip(e.ops, e.operands[1:]):
+            parts.append(f"{words_of[op]} {self.operand(x, op, right=True)}")
+        return " ".join(parts)
 
     def _Range(self, e):
         return f"{self.sub(e.lo, SUM)} to {self.sub(e.hi, SUM)}"

@@ -21,15 +21,15 @@ Where: ``$RULESPEC_CACHE_DIR``, else ``$XDG_CACHE_HOME/rulespec``, else ``~/.cac
 """
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import hashlib
 import os
 import pickle
 import sys
 from collections.abc import Callable
 from pathlib import Path
+
+from .gc_pause import no_gc
 
 FORMAT = 2          # the layout of an entry (a header, then the model)
 MAX_ENTRIES = 200   # entries kept (of every kind together); the least recently used go first
@@ -78,25 +78,6 @@ def key_path(suffix: str, text: str, path: str, *parts: str) -> Path:
 
 def entry_path(text: str, path: str) -> Path:
     return key_path(".model", text, path, _language_hash(), f"model format {FORMAT}")
-
-
-@contextlib.contextmanager
-def no_gc():
-    """Pause the garbage collector while tens of thousands of long-lived objects are made (a
-    model, a compiled program): a collection meanwhile finds no garbage and costs a third of
-    the time.  Then move what exists to the oldest generation, as if it had survived the
-    collections it skipped, so that the first collection after the pause does not go through all
-    of it again (unless something else froze objects for its own reasons: then leave them be)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if gc.get_freeze_count() == 0:
-            gc.freeze()
-            gc.unfreeze()
-        if was:
-            gc.enable()
 
 
 def read(entry: Path, parts: int = 2) -> list | None:

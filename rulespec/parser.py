@@ -16,6 +16,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from . import ast as A
 from .diagnostics import Diagnostic, RulesError
+from .gc_pause import no_gc
 from .source import decode, normalize, read_source  # noqa: F401 (this module's API before source.py)
 
 GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
@@ -164,20 +165,18 @@ class _ToAst(Transformer_NonRecursive):
         return A.Unary("not", c[0], _span_of_meta(meta))
 
     def _chain(self, meta, c, op=None):
+        """operand (op operand)* -> one flat Chain (c alternates operands and operator tokens
+        unless op, the level's only operator, is given)."""
         if len(c) == 1:
             return c[0]
-        left = c[0]
-        i = 1
-        while i < len(c):
-            if op is None:
-                o, right = str(c[i]), c[i + 1]
-                i += 2
-            else:
-                o, right = op, c[i]
-                i += 1
-            span = A.Span(left.span.line, left.span.col, right.span.end_line, right.span.end_col)
-            left = A.BinOp(o, left, right, span)
-        return left
+        operands = list(c[::2]) if op is None else list(c)
+        ops = [str(t) for t in c[1::2]] if op is None else [op] * (len(c) - 1)
+        first = operands[0]
+        if isinstance(first, A.Chain) and _same_level(first.ops[0], ops[0]):
+            # (a + b) + c reads as a + b + c: parentheses around a left operand change nothing
+            operands[:1], ops[:0] = first.operands, first.ops
+        first, last = operands[0].span, operands[-1].span
+        return A.Chain(tuple(operands), tuple(ops), A.Span(first.line, first.col, last.end_line, last.end_col))
 
     def or_op(self, meta, c):
         return self._chain(meta, c, "or")
@@ -189,7 +188,11 @@ class _ToAst(Transformer_NonRecursive):
         return self._chain(meta, c)
 
     def compare(self, meta, c):
-        return self._chain(meta, c)
+        if len(c) == 1:
+            return c[0]
+        left, op, right = c
+        return A.BinOp(str(op), left, right,
+                       A.Span(left.span.line, left.span.col, right.span.end_line, right.span.end_col))
 
     def in_op(self, meta, c):
         left, right = c
@@ -708,6 +711,10 @@ def _end_span(text: str) -> A.Span:
     return A.Span(line, col, line, col + 1)
 
 
+def _same_level(op: str, other: str) -> bool:
+    return any(op in level and other in level for level in A.CHAIN_LEVELS)
+
+
 def _syntax_error(exc: UnexpectedInput, path: str, text: str, what: str = "file") -> Diagnostic:
     line = getattr(exc, "line", 1) or 1
     col = getattr(exc, "column", 1) or 1
@@ -787,8 +794,9 @@ def _build(text: str, path: str, start: str, what: str):
     """Parse and transform ``text``; every problem becomes a RulesError."""
     builder = _ToAst(path, text)
     try:
-        tree = _lark().parse(text, start=start, on_error=_keyword_as_name)
-        result = builder.transform(tree)
+        with no_gc():  # a parse makes only long-lived objects: collecting meanwhile grows with the file
+            tree = _lark().parse(text, start=start, on_error=_keyword_as_name)
+            result = builder.transform(tree)
     except UnexpectedInput as exc:
         raise RulesError([_syntax_error(exc, path, text, what)], text) from None
     except VisitError as exc:

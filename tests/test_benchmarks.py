@@ -1,16 +1,11 @@
 """benchmarks/peers.py: the side-by-side table runs with or without the peers installed."""
-import importlib.util
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from measure import ROOT, benchmark_module
 
 
 def _peers_module():
-    spec = importlib.util.spec_from_file_location("peers", ROOT / "benchmarks" / "peers.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return benchmark_module("peers")
 
 
 def test_time_games_counts_decisions():

@@ -47,6 +47,11 @@ def shape(e) -> str:
         return f"({e.op} {shape(e.operand)})"
     if isinstance(e, A.BinOp):
         return f"({shape(e.left)} {e.op} {shape(e.right)})"
+    if isinstance(e, A.Chain):  # shown grouped from the left, as it is evaluated
+        out = shape(e.operands[0])
+        for op, x in zip(e.ops, e.operands[1:]):
+            out = f"({out} {op} {shape(x)})"
+        return out
     if isinstance(e, A.Range):
         return f"({shape(e.lo)} .. {shape(e.hi)})"
     if isinstance(e, A.IfExpr):
@@ -201,7 +206,7 @@ def test_template_pieces_and_positions():
     assert parts[0].span.line == 2 and parts[0].span.col == line.index("{p}") + 2
     plus = parts[2]
     assert plus.span.col == line.index("points") + 1
-    assert plus.right.span.col == line.index("1}") + 1
+    assert plus.operands[1].span.col == line.index("1}") + 1
 
 
 def test_template_spans_allow_for_escapes_before_the_hole():
@@ -411,13 +416,13 @@ def test_spans_are_line_and_column_of_the_source():
     assert (game.span.line, game.span.col, game.span.end_line, game.span.end_col) == (1, 1, 3, 2)
     assert (var.span.line, var.span.col) == (4, 1)
     plus = var.default
-    assert isinstance(plus, A.BinOp) and plus.op == "+"
+    assert isinstance(plus, A.Chain) and plus.ops == ("+",)
     assert (plus.span.line, plus.span.col, plus.span.end_line, plus.span.end_col) == (4, 18, 5, 12)
-    assert (plus.left.span.line, plus.left.span.col) == (4, 18)
-    times = plus.right
+    assert (plus.operands[0].span.line, plus.operands[0].span.col) == (4, 18)
+    times = plus.operands[1]
     assert (times.span.line, times.span.col, times.span.end_col) == (5, 5, 12)
-    assert (times.left.span.line, times.left.span.col, times.left.span.end_col) == (5, 5, 8)
-    assert str(times.left.span) == "5:5"
+    assert (times.operands[0].span.line, times.operands[0].span.col, times.operands[0].span.end_col) == (5, 5, 8)
+    assert str(times.operands[0].span) == "5:5"
     assert (var.type.span.line, var.type.span.col) == (4, 12)
     nxt = phase.nexts[0]
     assert (nxt.target.span.line, nxt.target.span.col) == (7, 8)
@@ -523,7 +528,7 @@ def test_redundant_parentheses_do_not_count_as_nesting():
 
 def test_moderate_nesting_is_fine():
     e = parse_expr("(1 + " * 60 + "1" + ")" * 60)
-    assert isinstance(e, A.BinOp)
+    assert isinstance(e, A.Chain)
 
 
 def test_clause_given_twice_is_an_error():

@@ -16,6 +16,8 @@ import sys
 from collections import OrderedDict
 from typing import Optional
 
+from interpreter.serialise import json_loads
+
 AGENT_KINDS = {"random": "random: a uniformly random legal action",
                "first": "first-legal: always the first legal action"}
 MAX_STEPS = 20_000       # decisions a game or replay may take (as `rulespec play --max-steps`)
@@ -254,7 +256,7 @@ def _open_replay(game, text: str, name: str, players, seed, options) -> ReplaySe
         raise WebError(f"{name} is empty")
     first = stripped.splitlines()[0]
     try:
-        head = json.loads(first)
+        head = json_loads(first)
     except json.JSONDecodeError:
         head = None
     if isinstance(head, dict) and ("decision" in head or "event" in head or "final_scores" in head):
@@ -280,7 +282,7 @@ def _open_log(game, text: str, name: str, players, seed, options) -> ReplaySessi
         if not line.strip():
             continue
         try:
-            r = json.loads(line)
+            r = json_loads(line)
         except json.JSONDecodeError as e:
             raise WebError(f"{name}:{i}: not a JSON line ({e.msg})") from None
         if not isinstance(r, dict):

@@ -29,6 +29,8 @@ The file must parse: a syntax error is a RulesError (file:line:col) and nothing 
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -231,12 +233,32 @@ def _indent_width(raw: str) -> int:
     return len(raw.expandtabs(4))
 
 
+@contextlib.contextmanager
+def _gc_paused():
+    """Python's cyclic garbage collector, paused (reference counting still frees what is dropped).
+
+    Formatting makes objects by the million (tokens, the parse tree), and each full collection
+    walks every live one: on a file of 20,000 lines the collector took more time than the
+    formatting, and more a line the larger the file."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def format_text(text: str, path: str = "<string>") -> str:
     """The canonical layout of a rules file's text (see the module's doc), with LF line ends.
 
     Raises RulesError (the parser's diagnostics) when the text does not parse, and FormatError
     if the result's tokens differed from the text's (a bug: it cannot happen)."""
-    text = normalize(text)
+    with _gc_paused():
+        return _format(normalize(text), path)
+
+
+def _format(text: str, path: str) -> str:
     tree = _tree(text, path)
     starts, names, cards = _positions(tree)
     lines = _scan(text)
@@ -308,13 +330,10 @@ def format_text(text: str, path: str = "<string>") -> str:
 
     # full-line comments: indented like the code line after them when it continues a statement,
     # else by their brace depth
+    following = _next_code_lines(out)
     for i, d in comment_lines:
-        indent = 2 * d
-        j = i + 1
-        while j < len(lines) and (not lines[j] or all(t.kind == "com" for _, t in lines[j])):
-            j += 1
-        if j < len(lines) and j in cont:
-            indent = cont[j]
+        j = following[i]
+        indent = cont[j] if j in cont else 2 * d
         out[i] = " " * indent + lines[i][0][1].text.rstrip()
 
     # blank lines: at most one in a row, none at the start or the end
@@ -326,13 +345,33 @@ def format_text(text: str, path: str = "<string>") -> str:
     while result and result[-1] == "":
         result.pop()
     new = "\n".join(result) + "\n" if result else ""
-    if _tokens(new) != _tokens(text):  # only whitespace may change
+    if new != text and _tokens(new) != _token_list(lines):  # only whitespace may change
         raise FormatError(f"{path}: formatting would change the file's tokens (a bug in rulespec fmt)")
     return new
 
 
+def _next_code_lines(out: list) -> list:
+    """For each line, the index of the first line after it that has code (len(out) if none).
+
+    One pass from the end: looking ahead from each comment line instead would be quadratic in a
+    long run of comment lines (a commented-out block, a licence header)."""
+    following = [len(out)] * len(out)
+    nxt = len(out)
+    for i in range(len(out) - 1, -1, -1):
+        following[i] = nxt
+        if out[i]:   # a code line ('' is blank, None a full-line comment)
+            nxt = i
+    return following
+
+
 def _tokens(text: str) -> list:
-    return [(t.kind, t.text.rstrip() if t.kind == "com" else t.text) for toks in _scan(text) for _, t in toks]
+    return _token_list(_scan(text))
+
+
+def _token_list(lines: list) -> list:
+    """The tokens of scanned lines, as (kind, text) without the gaps (a comment's trailing
+    spaces are whitespace too)."""
+    return [(t.kind, t.text.rstrip() if t.kind == "com" else t.text) for toks in lines for _, t in toks]
 
 
 _HIDDEN_RE = re.compile(r"^ask#\d+:\d+$")
@@ -373,7 +412,9 @@ def format_file(path: str, *, verify: bool = True) -> tuple:
     from .source import read_source
     text = read_source(path)
     new = format_text(text, str(path))
-    if verify and new != text and not same_meaning(text, new, str(path)):
+    with _gc_paused():
+        changed_meaning = verify and new != text and not same_meaning(text, new, str(path))
+    if changed_meaning:
         raise FormatError(f"{path}: formatting would change the meaning of the file (a bug in "
                           "rulespec fmt); the file is left as it is")
     return text, new

@@ -381,3 +381,50 @@ def test_tmlanguage_scopes_of_a_sample():
     string = g["repository"]["string"]["patterns"][0]
     hole = string["patterns"][1]
     assert re.match(hole["begin"], "{count(x)}") and re.search(hole["end"], "count(x)}")
+
+
+# ---------------------------------------------------------------------- linear time
+def _steps(text: str) -> int:
+    """How much work format_text does on `text`, counted, not timed: the lines run in
+    rulespec/fmt.py plus the Python functions called anywhere (the parser, the tokenizer)."""
+    import sys
+
+    import rulespec.fmt as F
+    here = F.__file__
+    count = 0
+
+    def on_line(frame, event, arg):
+        nonlocal count
+        if event == "line":
+            count += 1
+        return on_line
+
+    def on_call(frame, event, arg):
+        nonlocal count
+        count += 1
+        return on_line if frame.f_code.co_filename == here else None
+
+    format_text(text)  # warm: the grammar and the parser's tables are built once a process
+    old = sys.gettrace()
+    sys.settrace(on_call)
+    try:
+        format_text(text)
+    finally:
+        sys.settrace(old)
+    return count
+
+
+def _sized(n: int) -> str:
+    """A file of about 4n lines: a run of n comment lines, then n small declarations with comments
+    inside blocks and continuation lines between them."""
+    head = 'game "G" {\n  players 2..4\n}\n' + "".join(f"# note {i}\n" for i in range(n))
+    body = "".join(f"var v{i}: int = {i}   # why\nphase p{i} {{\n  # inside\n  enter {{ v{i} = v{i} +\n"
+                   f"# between\n      1 }}\n}}\n" for i in range(n // 8))
+    return head + body
+
+
+def test_formatting_takes_linear_steps_in_the_size_of_the_file():
+    # 8 times the text must cost about 8 times the steps (a quadratic step, e.g. a look-ahead
+    # over every following comment line, made it ~60 times); the bound is generous
+    small, large = _steps(_sized(150)), _steps(_sized(1200))
+    assert large < 16 * small, (small, large, large / small)

@@ -9,6 +9,7 @@ an excerpt of one).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -499,6 +500,26 @@ def test_bad_documents_and_requests_do_not_kill_the_server(session):
     assert "var lead" in h["contents"]["value"]
 
 
+@contextlib.contextmanager
+def patched_server(script: str, text: str):
+    """A server started through `script` (which breaks or slows some of its functions, or stands in
+    for a module, before it starts the server), initialized, with `text` open at URI; it must
+    shut down cleanly at the end. The client has the initialize answer as .init."""
+    c = Client(argv=[sys.executable, "-c", script])
+    try:
+        c.init = c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+        c.notify("initialized", {})
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "rulespec", "version": 1,
+                                                           "text": text}})
+        yield c
+        assert c.request("shutdown", None) is None
+        c.notify("exit", None)
+        assert c.proc.wait(timeout=TIMEOUT) == 0
+    finally:
+        if c.proc.poll() is None:
+            c.proc.kill()
+
+
 # The server with two faults put in (no hook in the server itself: the test starts it through a
 # script that breaks two of its functions first): checking a text that contains BOOM raises, and
 # so does every hover.
@@ -519,12 +540,7 @@ main()
 
 
 def test_internal_errors_are_logged_and_the_server_goes_on():
-    c = Client(argv=[sys.executable, "-c", FAULTY])
-    try:
-        c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
-        c.notify("initialized", {})
-        c.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "rulespec", "version": 1,
-                                                           "text": DOC + "# BOOM\n"}})
+    with patched_server(FAULTY, DOC + "# BOOM\n") as c:
         diags = c.diagnostics(URI, 1)
         assert len(diags) == 1 and "internal error" in diags[0]["message"]
         log = c.wait(lambda m: m.get("method") == "window/logMessage", "a log message")
@@ -543,12 +559,6 @@ def test_internal_errors_are_logged_and_the_server_goes_on():
         assert log["params"]["type"] == 1
         got = c.request("textDocument/definition", {"textDocument": {"uri": URI}, "position": pos(DOC, "lead = c.suit")})
         assert got[0]["range"]["start"] == pos(DOC, "lead: Suit")
-        assert c.request("shutdown", None) is None
-        c.notify("exit", None)
-        assert c.proc.wait(timeout=TIMEOUT) == 0
-    finally:
-        if c.proc.poll() is None:
-            c.proc.kill()
 
 
 # The server with a slow check (a text containing SLOW takes a second), so that a request is
@@ -572,12 +582,7 @@ def test_a_cancelled_request_does_not_cancel_the_check_it_waits_for():
     # version is shared by every request about it, and cancelling one request cancelled the check,
     # so no diagnostics came for that version and every later request on it was answered
     # 'canceled'
-    c = Client(argv=[sys.executable, "-c", SLOW])
-    try:
-        c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
-        c.notify("initialized", {})
-        c.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "rulespec", "version": 1,
-                                                           "text": DOC}})
+    with patched_server(SLOW, DOC) as c:
         assert c.diagnostics(URI, 1) == []
         c.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": 2},
                                             "contentChanges": [{"text": DOC + "# SLOW\n"}]})
@@ -592,12 +597,6 @@ def test_a_cancelled_request_does_not_cancel_the_check_it_waits_for():
         assert c.diagnostics(URI, 2) == []
         h = c.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": pos(DOC, "lead = c.suit")})
         assert "var lead" in h["contents"]["value"]
-        c.request("shutdown", None)
-        c.notify("exit", None)
-        assert c.proc.wait(timeout=TIMEOUT) == 0
-    finally:
-        if c.proc.poll() is None:
-            c.proc.kill()
 
 
 # The server with a stand-in for rulespec.fmt (put in sys.modules before the server starts): the
@@ -618,14 +617,9 @@ main()
 
 
 def test_formatting_replaces_the_document_with_what_format_text_returns():
-    c = Client(argv=[sys.executable, "-c", FAKE_FMT])
-    try:
-        init = c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
-        assert init["capabilities"]["documentFormattingProvider"]
-        c.notify("initialized", {})
-        messy = DOC.replace("lead = c.suit", "lead = c.suit   ").replace('"🂡 ♠ {c} is played"', '"🂡 ♠ {c} is played"  ')
-        c.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "rulespec", "version": 1,
-                                                           "text": messy}})
+    messy = DOC.replace("lead = c.suit", "lead = c.suit   ").replace('"🂡 ♠ {c} is played"', '"🂡 ♠ {c} is played"  ')
+    with patched_server(FAKE_FMT, messy) as c:
+        assert c.init["capabilities"]["documentFormattingProvider"]
         params = {"textDocument": {"uri": URI}, "options": {"tabSize": 2, "insertSpaces": True}}
         edits = c.request("textDocument/formatting", params)
         last = messy.split("\n")[-1]
@@ -637,12 +631,6 @@ def test_formatting_replaces_the_document_with_what_format_text_returns():
         c.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": 3},
                                             "contentChanges": [{"text": DOC + "]]"}]})
         assert c.request("textDocument/formatting", params) == []          # does not parse: nothing to do
-        c.request("shutdown", None)
-        c.notify("exit", None)
-        assert c.proc.wait(timeout=TIMEOUT) == 0
-    finally:
-        if c.proc.poll() is None:
-            c.proc.kill()
 
 
 def test_shutdown_and_exit(session):

@@ -475,6 +475,20 @@ def test_changes_after_a_form_feed_land_where_the_editor_made_them(session):
     session.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
 
 
+def test_a_change_to_a_document_that_is_not_open_is_ignored(session):
+    # it used to be checked as the change's text applied to an empty document, and its
+    # diagnostics published for a file the editor never opened
+    uri = "file:///tmp/never-opened.rules"
+    session.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 7}, "contentChanges": [
+        {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "game {"}]})
+    log = session.wait(lambda m: m.get("method") == "window/logMessage" and "never-opened" in m["params"]["message"],
+                       "a log message about the change")
+    assert "not open" in log["params"]["message"]
+    assert session.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                  "position": {"line": 0, "character": 0}}) is None
+    assert not [m for m in session.pending if "never-opened" in json.dumps(m)]
+
+
 def test_bad_documents_and_requests_do_not_kill_the_server(session):
     bad = "bad.rules"
     uri = f"file:///tmp/{bad}"

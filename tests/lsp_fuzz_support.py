@@ -2,11 +2,12 @@
 
 Used by tests/test_lsp.py (a short run) and benchmarks/lsp_fuzz.py (as long as you like). Every
 shipped game is opened in one server; then, from a seeded random generator, edits go to the games
-in turn, a share each, as an editor sends them (incremental changes in UTF-16 positions, now and
-then the whole text): random tokens and characters typed (unicode, astral characters, line ends of
-every kind, NUL), ranges deleted, whole lines pasted from other games, unbalanced braces, very long
-lines. Between edits come hover, definition, references, completion, formatting and outline
-requests at random places (past the end of a line or of the file, inside a surrogate pair).
+in turn, a share each, as an editor sends them (incremental changes, a few at once now and then,
+in UTF-16 positions or, as the seed decides, UTF-8 or UTF-32 ones; now and then the whole text):
+random tokens and characters typed (unicode, astral characters, line ends of every kind, NUL),
+ranges deleted, whole lines pasted from other games, unbalanced braces, very long lines. Between
+edits come hover, definition, references, completion, formatting and outline requests at random
+places (past the end of a line or of the file, inside a character's code units), some cancelled.
 
 What must hold: every request is answered (no error, within a per-request timeout), nothing is
 logged as an internal error, the diagnostics of each game's last version arrive (after the pause
@@ -45,15 +46,21 @@ _CHARS = ["é", "♠", "🂡", "𝔘", "\u0301", "\u200d", "\u202e", "\ufeff", "
 _LINE_END = re.compile(r"\r\n|\r|\n")   # the protocol's line ends (LSP 3.17: only these)
 
 
-def utf16_len(s: str) -> int:
-    return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
+def units(s: str, encoding: str) -> int:
+    """The length of s in the code units of a position encoding."""
+    if encoding == "utf-8":
+        return len(s.encode("utf-8", "surrogatepass"))
+    if encoding == "utf-16":
+        return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
+    return len(s)
 
 
 class Document:
     """The editor's copy of one open document, and the protocol's positions in it."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, encoding: str):
         self.path = path
+        self.encoding = encoding   # of the positions (the one the server chose)
         self.uri = path.resolve().as_uri()
         self.text = path.read_text(encoding="utf-8")
         self.version = 1
@@ -64,7 +71,7 @@ class Document:
     def position(self, offset: int) -> dict:
         starts = self.line_starts()
         line = max(i for i, s in enumerate(starts) if s <= offset)
-        return {"line": line, "character": utf16_len(self.text[starts[line]:offset])}
+        return {"line": line, "character": units(self.text[starts[line]:offset], self.encoding)}
 
     def boundary(self, offset: int) -> int:
         """The offset, moved off the middle of a CR LF (no position lies there)."""
@@ -86,7 +93,9 @@ class Document:
 class Fuzzer:
     def __init__(self, seed: int, games: list | None = None, timeout: float = 20.0):
         self.rng = random.Random(seed)
-        self.docs = [Document(p) for p in (games or GAMES)]
+        # the positions' encoding, offered to the server alone: UTF-16 (every editor), or UTF-8 or UTF-32
+        self.encoding = self.rng.choice(["utf-16", "utf-16", "utf-8", "utf-32"])
+        self.docs = [Document(p, self.encoding) for p in (games or GAMES)]
         self.timeout = timeout
         self.latency: dict = {k: [] for k in REQUESTS + ("diagnostics after an edit",)}
         self.history: list = []        # what was done, for the message of a failure
@@ -150,7 +159,7 @@ class Fuzzer:
         if r < 0.1:       # anywhere, even past the end of the file
             return {"line": rng.randint(0, len(lines) + 5), "character": rng.randint(0, 300)}
         line = rng.randrange(len(lines))
-        width = utf16_len(lines[line])
+        width = units(lines[line], self.encoding)
         return {"line": line, "character": rng.randint(0, width + (3 if r < 0.3 else 0))}
 
     # -------------------------------------------------------------- the protocol
@@ -226,8 +235,9 @@ class Fuzzer:
         self.warm()
         self.client = c = Client()
         try:
-            c.request("initialize", {"processId": None, "rootUri": None,
-                                     "capabilities": {"general": {"positionEncodings": ["utf-16"]}}})
+            init = c.request("initialize", {"processId": None, "rootUri": None,
+                                            "capabilities": {"general": {"positionEncodings": [self.encoding]}}})
+            assert init["capabilities"]["positionEncoding"] == self.encoding
             c.notify("initialized", {})
             for d in self.docs:
                 c.notify("textDocument/didOpen", {"textDocument": {"uri": d.uri, "languageId": "rulespec",

@@ -659,7 +659,7 @@ def test_hostile_editing_of_every_game_gets_every_request_answered():
     edits and more, is benchmarks/lsp_fuzz.py; pytest -s prints the latencies."""
     from lsp_fuzz_support import Fuzzer, latency_table
     fuzzer = Fuzzer(seed=14, timeout=TIMEOUT)   # UTF-16 positions (on main: a request answered 'canceled')
-    latency = fuzzer.run(edits=4 * len(fuzzer.docs))
+    latency = fuzzer.run(edits=3 * len(fuzzer.docs))
     assert all(latency[k] for k in ("hover", "definition", "completion", "formatting"))
     assert len(latency["diagnostics after an edit"]) == len(fuzzer.docs)
     print("\n" + latency_table(latency))

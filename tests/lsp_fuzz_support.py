@@ -21,6 +21,7 @@ neither parses a whole game again, only the declarations an edit touches.
 """
 from __future__ import annotations
 
+import bisect
 import json
 import random
 import re
@@ -70,7 +71,7 @@ class Document:
 
     def position(self, offset: int) -> dict:
         starts = self.line_starts()
-        line = max(i for i, s in enumerate(starts) if s <= offset)
+        line = bisect.bisect_right(starts, offset) - 1
         return {"line": line, "character": units(self.text[starts[line]:offset], self.encoding)}
 
     def boundary(self, offset: int) -> int:

@@ -29,6 +29,8 @@ The file must parse: a syntax error is a RulesError (file:line:col) and nothing 
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -36,7 +38,7 @@ from pathlib import Path
 from .errors import RulesError
 from .source import normalize
 
-__all__ = ["format_text", "format_file", "same_meaning", "ast_shape", "FormatError", "KEYWORDS"]
+__all__ = ["format_text", "format_file", "ast_shape", "FormatError", "KEYWORDS"]
 
 GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
 
@@ -231,12 +233,33 @@ def _indent_width(raw: str) -> int:
     return len(raw.expandtabs(4))
 
 
+@contextlib.contextmanager
+def _gc_paused():
+    """Python's cyclic garbage collector, paused (reference counting still frees what is dropped).
+
+    Formatting makes objects by the million (tokens, the parse tree), and each full collection
+    walks every live one: on a file of 20,000 lines the collector took more time than the
+    formatting, and more a line the larger the file."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def format_text(text: str, path: str = "<string>") -> str:
     """The canonical layout of a rules file's text (see the module's doc), with LF line ends.
 
     Raises RulesError (the parser's diagnostics) when the text does not parse, and FormatError
     if the result's tokens differed from the text's (a bug: it cannot happen)."""
-    text = normalize(text)
+    with _gc_paused():
+        return _format(normalize(text), path)[0]
+
+
+def _format(text: str, path: str) -> tuple:
+    """(the formatted text, the text's parse tree)."""
     tree = _tree(text, path)
     starts, names, cards = _positions(tree)
     lines = _scan(text)
@@ -308,13 +331,10 @@ def format_text(text: str, path: str = "<string>") -> str:
 
     # full-line comments: indented like the code line after them when it continues a statement,
     # else by their brace depth
+    following = _next_code_lines(out)
     for i, d in comment_lines:
-        indent = 2 * d
-        j = i + 1
-        while j < len(lines) and (not lines[j] or all(t.kind == "com" for _, t in lines[j])):
-            j += 1
-        if j < len(lines) and j in cont:
-            indent = cont[j]
+        j = following[i]
+        indent = cont[j] if j in cont else 2 * d
         out[i] = " " * indent + lines[i][0][1].text.rstrip()
 
     # blank lines: at most one in a row, none at the start or the end
@@ -326,13 +346,33 @@ def format_text(text: str, path: str = "<string>") -> str:
     while result and result[-1] == "":
         result.pop()
     new = "\n".join(result) + "\n" if result else ""
-    if _tokens(new) != _tokens(text):  # only whitespace may change
+    if new != text and _tokens(new) != _token_list(lines):  # only whitespace may change
         raise FormatError(f"{path}: formatting would change the file's tokens (a bug in rulespec fmt)")
-    return new
+    return new, tree
+
+
+def _next_code_lines(out: list) -> list:
+    """For each line, the index of the first line after it that has code (len(out) if none).
+
+    One pass from the end: looking ahead from each comment line instead would be quadratic in a
+    long run of comment lines (a commented-out block, a licence header)."""
+    following = [len(out)] * len(out)
+    nxt = len(out)
+    for i in range(len(out) - 1, -1, -1):
+        following[i] = nxt
+        if out[i]:   # a code line ('' is blank, None a full-line comment)
+            nxt = i
+    return following
 
 
 def _tokens(text: str) -> list:
-    return [(t.kind, t.text.rstrip() if t.kind == "com" else t.text) for toks in _scan(text) for _, t in toks]
+    return _token_list(_scan(text))
+
+
+def _token_list(lines: list) -> list:
+    """The tokens of scanned lines, as (kind, text) without the gaps (a comment's trailing
+    spaces are whitespace too)."""
+    return [(t.kind, t.text.rstrip() if t.kind == "com" else t.text) for toks in lines for _, t in toks]
 
 
 _HIDDEN_RE = re.compile(r"^ask#\d+:\d+$")
@@ -359,21 +399,43 @@ def ast_shape(node):
     return node
 
 
-def same_meaning(before: str, after: str, path: str = "<string>") -> bool:
-    """Whether two texts parse to the same AST (ignoring positions) and the same comments."""
-    from .parser import parse_text
-    if [t for t in _tokens(normalize(before)) if t[0] == "com"] != [t for t in _tokens(after) if t[0] == "com"]:
-        return False
-    return ast_shape(parse_text(before, path)) == ast_shape(parse_text(after, path))
-
-
 def format_file(path: str, *, verify: bool = True) -> tuple:
     """(the file's text, its formatted text) for the file at `path`.  With verify, a result whose
-    AST differs from the original's raises FormatError (nothing is written by this function)."""
+    syntax tree differs from the original's raises FormatError (nothing is written by this
+    function).
+
+    The trees compared are the parser's (Lark's: rule names, and every token's type and text;
+    not their positions), the original's being the one the layout was made from: a tree equal
+    to it gives an equal AST, so this is as strict as comparing ASTs, at a third of the cost."""
     from .source import read_source
     text = read_source(path)
-    new = format_text(text, str(path))
-    if verify and new != text and not same_meaning(text, new, str(path)):
-        raise FormatError(f"{path}: formatting would change the meaning of the file (a bug in "
-                          "rulespec fmt); the file is left as it is")
+    with _gc_paused():
+        new, tree = _format(normalize(text), str(path))
+        if verify and new != text and not _parses_to(new, tree, str(path)):
+            raise FormatError(f"{path}: formatting would change the meaning of the file (a bug in "
+                              "rulespec fmt); the file is left as it is")
     return text, new
+
+
+def _parses_to(text: str, tree, path: str) -> bool:
+    """Whether the text parses to the tree."""
+    try:
+        return _same_tree(_tree(text, path), tree)
+    except RulesError:
+        return False
+
+
+def _same_tree(a, b) -> bool:
+    """Whether two Lark trees have the same rules and tokens (type and text; not positions).
+    Without recursion (Lark's == recurses): a file may nest deeper than Python's stack."""
+    from lark import Tree
+    pairs = [(a, b)]
+    while pairs:
+        x, y = pairs.pop()
+        if isinstance(x, Tree):
+            if not isinstance(y, Tree) or x.data != y.data or len(x.children) != len(y.children):
+                return False
+            pairs.extend(zip(x.children, y.children))
+        elif x != y:   # tokens (a Token compares its type too) or placeholders (None)
+            return False
+    return True

@@ -13,6 +13,7 @@ request stops the server: the error is logged (window/logMessage) and the server
 from __future__ import annotations
 
 import asyncio
+import re
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from typing import Optional
@@ -20,11 +21,17 @@ from urllib.parse import unquote as url_unquote, urlparse
 
 from lsprotocol import types as L
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
 
 from . import ast as A
 from . import lsp_analysis as R
 
 DEBOUNCE = 0.15   # seconds of quiet after a change before the document is checked again
+
+# the protocol's line ends (LSP 3.17): only these. Python's splitlines (and so pygls's copy of a
+# document) also ends lines at form feeds, U+2028 and others, which an editor shows inside a line
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 _SYMBOL_KINDS = {
     "game": L.SymbolKind.Module, "enum": L.SymbolKind.Enum, "member": L.SymbolKind.EnumMember,
@@ -90,19 +97,40 @@ class Codec:
 
     def from_lsp(self, an: R.Analysis, pos: L.Position) -> tuple:
         line = pos.line + 1
-        text = an.lines.line_text(line)
         units = pos.character
         if line == 1 and an.raw.startswith("\ufeff"):
             units -= self.units("\ufeff")
+        return line, self.chars(an.lines.line_text(line), units) + 1
+
+    def chars(self, text: str, units: int) -> int:
+        """How many characters of a line's text come before `units` code units (all of them when
+        there are fewer; a position inside a character counts as before it)."""
         if self.encoding == "utf-32" or text.isascii():
-            return line, max(0, min(units, len(text))) + 1
+            return max(0, min(units, len(text)))
         n = 0
         for i, ch in enumerate(text):
-            w = self.units(ch)
-            if n + w > units:   # the character at (or around: a position inside one) that unit
-                return line, i + 1
-            n += w
-        return line, len(text) + 1
+            n += self.units(ch)
+            if n > units:
+                return i
+        return len(text)
+
+    def offset(self, text: str, pos: L.Position) -> int:
+        """The offset in a document's raw text of a protocol position (a line past the last: the
+        end of the text; a character past the end of its line: the line's end)."""
+        start, line = 0, 0
+        for m in _LINE_END.finditer(text):
+            if line == pos.line:
+                return start + self.chars(text[start:m.start()], pos.character)
+            start, line = m.end(), line + 1
+        return start + self.chars(text[start:], pos.character) if line == pos.line else len(text)
+
+    def apply(self, text: str, change) -> str:
+        """The text after one content change of a didChange (a range replaced, or the whole text)."""
+        rng = getattr(change, "range", None)
+        if rng is None:
+            return change.text
+        start, end = sorted((self.offset(text, rng.start), self.offset(text, rng.end)))
+        return text[:start] + change.text + text[end:]
 
 
 def uri_to_path(uri: str) -> str:
@@ -113,6 +141,20 @@ def uri_to_path(uri: str) -> str:
 
 
 # ---------------------------------------------------------------------- the server
+class RulesProtocol(LanguageServerProtocol):
+    @lsp_method(L.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: L.DidChangeTextDocumentParams):
+        """Hand the changes, as the editor sent them, to the server (RulesServer.edited).
+
+        pygls's own handler first applies them to pygls's copy of the document and, on the way,
+        clamps their positions in place by that copy's lines, which Python's splitlines ends at
+        a form feed or U+2028 too: after one of those, the server would get the change on
+        another line."""
+        handler = self.fm.features.get(L.TEXT_DOCUMENT_DID_CHANGE)
+        if handler is not None:
+            yield handler, (params,), None
+
+
 class Doc:
     def __init__(self, uri: str):
         self.uri = uri
@@ -131,7 +173,8 @@ class Doc:
 
 class RulesServer(LanguageServer):
     def __init__(self):
-        super().__init__("rulespec", "0.1.0", text_document_sync_kind=L.TextDocumentSyncKind.Incremental)
+        super().__init__("rulespec", "0.1.0", text_document_sync_kind=L.TextDocumentSyncKind.Incremental,
+                         protocol_cls=RulesProtocol)
         self.docs: dict = {}
         self.cache = R.ChunkCache()
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rulespec-check")
@@ -167,14 +210,30 @@ class RulesServer(LanguageServer):
             d = self.docs[uri] = Doc(uri)
         return d
 
-    def changed(self, uri: str, delay: float) -> None:
-        d = self.doc(uri)
-        try:
-            td = self.workspace.get_text_document(uri)
-            d.text, d.version = td.source, (td.version if td.version is not None else d.version + 1)
-        except Exception as e:
-            self.log_error(f"cannot read {uri}", e)
+    def opened(self, item: L.TextDocumentItem) -> None:
+        d = self.doc(item.uri)
+        d.text, d.version = item.text, item.version
+        self.changed(d, 0)
+
+    def edited(self, params: L.DidChangeTextDocumentParams) -> None:
+        """Apply the changes to the server's copy of the text: its own, not pygls's, whose lines
+        end where Python's splitlines ends them (at a form feed too: an edit below one would land
+        on the wrong line)."""
+        d = self.docs.get(params.text_document.uri)
+        if d is None:   # never opened (or closed): the protocol sends no change then
+            self.log(f"rulespec lsp: a change to {params.text_document.uri}, which is not open, is ignored")
             return
+        codec = self.codec
+        for change in params.content_changes:
+            d.text = codec.apply(d.text, change)
+        version = params.text_document.version
+        d.version = version if version is not None else d.version + 1
+        # pygls's copy of the document: the same text (nothing here reads it; a future feature may)
+        self.workspace.put_text_document(L.TextDocumentItem(uri=d.uri, language_id="rulespec", version=d.version,
+                                                            text=d.text))
+        self.changed(d, self.debounce)
+
+    def changed(self, d: Doc, delay: float) -> None:
         if d.timer is not None:
             d.timer.cancel()
         if delay <= 0:
@@ -206,7 +265,7 @@ class RulesServer(LanguageServer):
 
     def start(self, d: Doc) -> asyncio.Future:
         """The analysis of the document's current version (started now if it is not under way)."""
-        if d.future is not None and d.future_version == d.version:
+        if d.future is not None and d.future_version == d.version and not d.future.cancelled():
             return d.future
         if d.timer is not None:
             d.timer.cancel()
@@ -285,7 +344,9 @@ class RulesServer(LanguageServer):
         if d is None:   # not open: the server knows only what the editor opened
             return None
         try:
-            return await self.indexed(await self.start(d))
+            # shielded: the check is shared by every request about this version, and an editor
+            # cancels requests all the time; cancelling one must not cancel the check
+            return await self.indexed(await asyncio.shield(self.start(d)))
         except Exception as e:
             self.log_error(f"checking {d.path} failed", e)
             return None
@@ -325,12 +386,12 @@ def build_server() -> RulesServer:
     @ls.feature(L.TEXT_DOCUMENT_DID_OPEN)
     @_guard("didOpen")
     def did_open(ls: RulesServer, params: L.DidOpenTextDocumentParams):
-        ls.changed(params.text_document.uri, 0)
+        ls.opened(params.text_document)
 
     @ls.feature(L.TEXT_DOCUMENT_DID_CHANGE)
     @_guard("didChange")
     def did_change(ls: RulesServer, params: L.DidChangeTextDocumentParams):
-        ls.changed(params.text_document.uri, ls.debounce)
+        ls.edited(params)
 
     @ls.feature(L.TEXT_DOCUMENT_DID_SAVE)
     @_guard("didSave")
@@ -428,8 +489,8 @@ def build_server() -> RulesServer:
             an = await ls.analysis(uri)
             if an is None:
                 return None
-            try:
-                new = ls.format_text(an.raw, an.path)
+            try:   # in the worker thread: a large file takes a second or two, and the loop answers meanwhile
+                new = await asyncio.get_running_loop().run_in_executor(ls.worker, ls.format_text, an.raw, an.path)
             except RulesError as e:
                 ls.log(f"rulespec lsp: not formatted: {e}", L.MessageType.Info)
                 return []

@@ -216,6 +216,15 @@ def test_the_ast_comparison_ignores_only_positions():
     assert ast_shape(a) != ast_shape(parse_text('var x: int = 1 + 3\n'))
 
 
+def test_the_parse_tree_comparison_ignores_only_positions():
+    from rulespec.fmt import _same_tree, _tree
+    a = _tree('var x: int = 1 + 2\n', "a")
+    assert _same_tree(a, _tree('\n\nvar  x :int=1+2   # c\n', "b"))
+    assert not _same_tree(a, _tree('var x: int = 1 + 3\n', "a"))
+    assert not _same_tree(a, _tree('var x: int = 1 - 2\n', "a"))
+    assert not _same_tree(_tree('def f(): int = -1\n', "a"), _tree('def f(): int = - -1\n', "a"))
+
+
 # ---------------------------------------------------------------------- rulespec fmt
 MESSY = 'game  "G"{\nplayers 2 .. 4   # eol\n# own line\n}\n\n\n'
 NEAT = 'game "G" {\n  players 2..4   # eol\n  # own line\n}\n'
@@ -279,6 +288,27 @@ def test_fmt_leaves_a_file_that_does_not_parse_alone(tmp_path):
     assert "Traceback" not in err
     assert bad.read_text(encoding="utf-8") == 'game "x" {\n  players 2..\n}\n'
     assert good.read_text(encoding="utf-8") == NEAT  # the others are still formatted
+
+
+def test_fmt_leaves_a_file_alone_when_the_result_would_parse_differently(tmp_path, monkeypatch):
+    import rulespec.fmt as F
+    real = F._format
+    # a broken layout that changes a token (the token check of format_text is bypassed here)
+    monkeypatch.setattr(F, "_format", lambda text, path: (real(text, path)[0].replace("2..4", "2..5"),
+                                                          real(text, path)[1]))
+    a = tmp_path / "a.rules"
+    a.write_text(MESSY, encoding="utf-8")
+    code, out, err = run("fmt", a)
+    assert code == 1 and "would change the meaning" in err and "Traceback" not in err
+    assert a.read_text(encoding="utf-8") == MESSY
+
+
+def test_fmt_formats_a_file_nested_deeper_than_the_python_stack(tmp_path):
+    deep = tmp_path / "deep.rules"
+    deep.write_text("def f(): int =  " + "-" * 3000 + "1\n", encoding="utf-8")
+    code, out, err = run("fmt", deep)
+    assert code == 0 and "Traceback" not in err
+    assert deep.read_text(encoding="utf-8") == "def f(): int = " + "-" * 3000 + "1\n"
 
 
 def test_fmt_usage():
@@ -381,3 +411,50 @@ def test_tmlanguage_scopes_of_a_sample():
     string = g["repository"]["string"]["patterns"][0]
     hole = string["patterns"][1]
     assert re.match(hole["begin"], "{count(x)}") and re.search(hole["end"], "count(x)}")
+
+
+# ---------------------------------------------------------------------- linear time
+def _steps(text: str) -> int:
+    """How much work format_text does on `text`, counted, not timed: the lines run in
+    rulespec/fmt.py plus the Python functions called anywhere (the parser, the tokenizer)."""
+    import sys
+
+    import rulespec.fmt as F
+    here = F.__file__
+    count = 0
+
+    def on_line(frame, event, arg):
+        nonlocal count
+        if event == "line":
+            count += 1
+        return on_line
+
+    def on_call(frame, event, arg):
+        nonlocal count
+        count += 1
+        return on_line if frame.f_code.co_filename == here else None
+
+    format_text(text)  # warm: the grammar and the parser's tables are built once a process
+    old = sys.gettrace()
+    sys.settrace(on_call)
+    try:
+        format_text(text)
+    finally:
+        sys.settrace(old)
+    return count
+
+
+def _sized(n: int) -> str:
+    """A file of about 4n lines: a run of n comment lines, then n small declarations with comments
+    inside blocks and continuation lines between them."""
+    head = 'game "G" {\n  players 2..4\n}\n' + "".join(f"# note {i}\n" for i in range(n))
+    body = "".join(f"var v{i}: int = {i}   # why\nphase p{i} {{\n  # inside\n  enter {{ v{i} = v{i} +\n"
+                   f"# between\n      1 }}\n}}\n" for i in range(n // 8))
+    return head + body
+
+
+def test_formatting_takes_linear_steps_in_the_size_of_the_file():
+    # 8 times the text must cost about 8 times the steps (a quadratic step, e.g. a look-ahead
+    # over every following comment line, made it ~60 times); the bound is generous
+    small, large = _steps(_sized(150)), _steps(_sized(1200))
+    assert large < 16 * small, (small, large, large / small)

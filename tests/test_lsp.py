@@ -9,6 +9,7 @@ an excerpt of one).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -456,6 +457,38 @@ def test_diagnostics_as_you_type_with_utf16_columns(session):
     assert session.diagnostics(URI, 5) == []
 
 
+def test_changes_after_a_form_feed_land_where_the_editor_made_them(session):
+    # a form feed, like U+2028, is inside a line for the protocol (only LF, CR LF and CR end one)
+    # but ends one for Python's splitlines: pygls's copy of the document put the change one line
+    # up, and clamped its column to that line (here a blank one) in the request itself
+    uri = "file:///tmp/form-feed.rules"
+    text = "# page one\f page two\n" + DOC
+    session.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "rulespec", "version": 1,
+                                                             "text": text}})
+    assert session.diagnostics(uri, 1) == []
+    at = pos(text, "c.rank > 10", 6)    # the line above it is blank
+    session.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+        {"range": {"start": at, "end": at}, "text": "x"}]})
+    diags = session.diagnostics(uri, 2)
+    assert [d["message"].split("\n")[0] for d in diags] == ["cards have no property 'rankx'"]
+    assert diags[0]["range"]["start"] == pos(text, "c.rank > 10")
+    session.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+
+
+def test_a_change_to_a_document_that_is_not_open_is_ignored(session):
+    # it used to be checked as the change's text applied to an empty document, and its
+    # diagnostics published for a file the editor never opened
+    uri = "file:///tmp/never-opened.rules"
+    session.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 7}, "contentChanges": [
+        {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "game {"}]})
+    log = session.wait(lambda m: m.get("method") == "window/logMessage" and "never-opened" in m["params"]["message"],
+                       "a log message about the change")
+    assert "not open" in log["params"]["message"]
+    assert session.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                  "position": {"line": 0, "character": 0}}) is None
+    assert not [m for m in session.pending if "never-opened" in json.dumps(m)]
+
+
 def test_bad_documents_and_requests_do_not_kill_the_server(session):
     bad = "bad.rules"
     uri = f"file:///tmp/{bad}"
@@ -481,6 +514,26 @@ def test_bad_documents_and_requests_do_not_kill_the_server(session):
     assert "var lead" in h["contents"]["value"]
 
 
+@contextlib.contextmanager
+def patched_server(script: str, text: str):
+    """A server started through `script` (which breaks or slows some of its functions, or stands in
+    for a module, before it starts the server), initialized, with `text` open at URI; it must
+    shut down cleanly at the end. The client has the initialize answer as .init."""
+    c = Client(argv=[sys.executable, "-c", script])
+    try:
+        c.init = c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+        c.notify("initialized", {})
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "rulespec", "version": 1,
+                                                           "text": text}})
+        yield c
+        assert c.request("shutdown", None) is None
+        c.notify("exit", None)
+        assert c.proc.wait(timeout=TIMEOUT) == 0
+    finally:
+        if c.proc.poll() is None:
+            c.proc.kill()
+
+
 # The server with two faults put in (no hook in the server itself: the test starts it through a
 # script that breaks two of its functions first): checking a text that contains BOOM raises, and
 # so does every hover.
@@ -501,12 +554,7 @@ main()
 
 
 def test_internal_errors_are_logged_and_the_server_goes_on():
-    c = Client(argv=[sys.executable, "-c", FAULTY])
-    try:
-        c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
-        c.notify("initialized", {})
-        c.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "rulespec", "version": 1,
-                                                           "text": DOC + "# BOOM\n"}})
+    with patched_server(FAULTY, DOC + "# BOOM\n") as c:
         diags = c.diagnostics(URI, 1)
         assert len(diags) == 1 and "internal error" in diags[0]["message"]
         log = c.wait(lambda m: m.get("method") == "window/logMessage", "a log message")
@@ -525,12 +573,44 @@ def test_internal_errors_are_logged_and_the_server_goes_on():
         assert log["params"]["type"] == 1
         got = c.request("textDocument/definition", {"textDocument": {"uri": URI}, "position": pos(DOC, "lead = c.suit")})
         assert got[0]["range"]["start"] == pos(DOC, "lead: Suit")
-        assert c.request("shutdown", None) is None
-        c.notify("exit", None)
-        assert c.proc.wait(timeout=TIMEOUT) == 0
-    finally:
-        if c.proc.poll() is None:
-            c.proc.kill()
+
+
+# The server with a slow check (a text containing SLOW takes a second), so that a request is
+# surely waiting for the check when the editor cancels it.
+SLOW = """
+import time
+import rulespec.lsp_analysis as R
+from rulespec.lsp import main
+real = R.Analysis.__init__
+def analysis(self, text, *a, **k):
+    if "SLOW" in text:
+        time.sleep(1)
+    real(self, text, *a, **k)
+R.Analysis.__init__ = analysis
+main()
+"""
+
+
+def test_a_cancelled_request_does_not_cancel_the_check_it_waits_for():
+    # editors cancel requests all the time (a hover when the mouse moves on): the check of the
+    # version is shared by every request about it, and cancelling one request cancelled the check,
+    # so no diagnostics came for that version and every later request on it was answered
+    # 'canceled'
+    with patched_server(SLOW, DOC) as c:
+        assert c.diagnostics(URI, 1) == []
+        c.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": 2},
+                                            "contentChanges": [{"text": DOC + "# SLOW\n"}]})
+        c.next_id += 1
+        cancelled = c.next_id
+        c.send({"id": cancelled, "method": "textDocument/hover",
+                "params": {"textDocument": {"uri": URI}, "position": pos(DOC, "lead = c.suit")}})
+        time.sleep(0.5)   # the hover waits for the check (a second)
+        c.notify("$/cancelRequest", {"id": cancelled})
+        answer = c.wait(lambda m: m.get("id") == cancelled, "the answer to the cancelled hover")
+        assert answer.get("error", {}).get("code") == -32800   # RequestCancelled
+        assert c.diagnostics(URI, 2) == []
+        h = c.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": pos(DOC, "lead = c.suit")})
+        assert "var lead" in h["contents"]["value"]
 
 
 # The server with a stand-in for rulespec.fmt (put in sys.modules before the server starts): the
@@ -551,14 +631,9 @@ main()
 
 
 def test_formatting_replaces_the_document_with_what_format_text_returns():
-    c = Client(argv=[sys.executable, "-c", FAKE_FMT])
-    try:
-        init = c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
-        assert init["capabilities"]["documentFormattingProvider"]
-        c.notify("initialized", {})
-        messy = DOC.replace("lead = c.suit", "lead = c.suit   ").replace('"🂡 ♠ {c} is played"', '"🂡 ♠ {c} is played"  ')
-        c.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "rulespec", "version": 1,
-                                                           "text": messy}})
+    messy = DOC.replace("lead = c.suit", "lead = c.suit   ").replace('"🂡 ♠ {c} is played"', '"🂡 ♠ {c} is played"  ')
+    with patched_server(FAKE_FMT, messy) as c:
+        assert c.init["capabilities"]["documentFormattingProvider"]
         params = {"textDocument": {"uri": URI}, "options": {"tabSize": 2, "insertSpaces": True}}
         edits = c.request("textDocument/formatting", params)
         last = messy.split("\n")[-1]
@@ -570,18 +645,24 @@ def test_formatting_replaces_the_document_with_what_format_text_returns():
         c.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": 3},
                                             "contentChanges": [{"text": DOC + "]]"}]})
         assert c.request("textDocument/formatting", params) == []          # does not parse: nothing to do
-        c.request("shutdown", None)
-        c.notify("exit", None)
-        assert c.proc.wait(timeout=TIMEOUT) == 0
-    finally:
-        if c.proc.poll() is None:
-            c.proc.kill()
 
 
 def test_shutdown_and_exit(session):
     assert session.request("shutdown", None) is None
     session.notify("exit", None)
     assert session.proc.wait(timeout=TIMEOUT) == 0
+
+
+def test_hostile_editing_of_every_game_gets_every_request_answered():
+    """Random edits (seeded) to every shipped game, a share each, with requests at random places in
+    between (tests/lsp_fuzz_support.py: what is typed and what must hold). The full run, 300
+    edits and more, is benchmarks/lsp_fuzz.py; pytest -s prints the latencies."""
+    from lsp_fuzz_support import Fuzzer, latency_table
+    fuzzer = Fuzzer(seed=14, timeout=TIMEOUT)   # UTF-16 positions (on main: a request answered 'canceled')
+    latency = fuzzer.run(edits=3 * len(fuzzer.docs))
+    assert all(latency[k] for k in ("hover", "definition", "completion", "formatting"))
+    assert len(latency["diagnostics after an edit"]) == len(fuzzer.docs)
+    print("\n" + latency_table(latency))
 
 
 # ---------------------------------------------------------------------- the analysis, without the protocol

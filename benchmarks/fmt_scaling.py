@@ -4,7 +4,7 @@
 
 For each size, two generated files (comment lines only; real declarations: options, variables,
 functions, cards in an aligned table, phases with nested blocks, continuation lines and comments)
-are formatted twice, as `rulespec fmt --check` does (rulespec.fmt.format_file): in the canonical
+are formatted twice, as `rulespec fmt --check` does (rulespec.lang.fmt.format_file): in the canonical
 layout already, and with their whitespace scrambled (formatted, then the syntax trees of both
 texts compared, as before writing). Then games/sanguosha.rules the same way. Wall-clock and CPU
 seconds (the machine may be shared: CPU time is the steadier), and lines a second of CPU. The
@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rulespec.fmt import format_file, format_text  # noqa: E402
+from rulespec.lang.fmt import format_file, format_text  # noqa: E402
 
 HEADER = 'game "Generated" {\n  players 2..4\n  start p0\n}\n\nenum Suit { clubs, hearts }\nproperty suit: Suit\n' \
          'property rank: int\nzone pile: pile hidden\n'

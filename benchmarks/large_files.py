@@ -85,7 +85,7 @@ def run(args: list, root: Path, timeout: float) -> str:
     env = dict(os.environ, RULESPEC_CACHE="0", PYTHONPATH=str(root))
     c, t = _cpu_children(), time.perf_counter()
     try:
-        out = subprocess.run([sys.executable, "-m", "rulespec.cli", *args], env=env, cwd=root,
+        out = subprocess.run([sys.executable, "-m", "rulespec.tools.cli", *args], env=env, cwd=root,
                              capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:  # stopped (and waited for): its CPU time is counted all the same
         return f"stopped after {time.perf_counter() - t:7.2f} s wall {_cpu_children() - c:7.2f} s cpu"

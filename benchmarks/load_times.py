@@ -2,11 +2,11 @@
 
     python benchmarks/load_times.py [FILE ...] [--runs N] [--root CHECKOUT] [--bytecode]
 
-For every file, for `check` (rulespec.checker.check_file) and `load` (rulespec.load): a cold run
+For every file, for `check` (rulespec.lang.checker.check_file) and `load` (rulespec.load): a cold run
 (the cache folder emptied first) and then N warm runs, each in a new Python process.  Each
-process reports its imports (`import rulespec.checker`, or `import rulespec, interpreter.game`:
+process reports its imports (`import rulespec.lang.checker`, or `import rulespec, interpreter.game`:
 the engine) and the check or load itself; the parent adds the whole process (start to exit, as
-`time` would show it).  Then the whole `python -m rulespec.cli check FILE`, warm.  Wall-clock
+`time` would show it).  Then the whole `python -m rulespec.tools.cli check FILE`, warm.  Wall-clock
 milliseconds, and CPU milliseconds (less disturbed by other work on the machine); warm figures
 are medians.
 
@@ -34,7 +34,7 @@ import sys, time
 w0, c0 = time.perf_counter(), time.process_time()
 kind, path = sys.argv[1], sys.argv[2]
 if kind == "check":
-    from rulespec.checker import check_file
+    from rulespec.lang.checker import check_file
     w1, c1 = time.perf_counter(), time.process_time()
     check_file(path)
 else:
@@ -77,7 +77,7 @@ def measure(path: str, runs: int, cache_dir: Path, root: Path, bytecode: bool) -
             rows.append((imports, work, wall, imports_cpu, work_cpu, cpu))
         res[kind, "cold"] = rows[0]
         res[kind, "warm"] = tuple(statistics.median(r[k] for r in rows[1:]) for k in range(6))
-    cli = [_run([sys.executable, "-m", "rulespec.cli", "check", path], env, root)[:2] for _ in range(runs)]
+    cli = [_run([sys.executable, "-m", "rulespec.tools.cli", "check", path], env, root)[:2] for _ in range(runs)]
     res["cli", "warm"] = (statistics.median(w for w, _ in cli), statistics.median(c for _, c in cli))
     return res
 

@@ -5,7 +5,7 @@
 For each file: open it (the first check parses every declaration), then the median of a few
 edits (one character typed in the middle of the file; a line inserted at its top, which moves
 every declaration) from didChange to publishDiagnostics, minus the server's wait for a pause in
-typing (rulespec.lsp.DEBOUNCE); then hover, definition, references, completion and the outline
+typing (rulespec.tools.editor.lsp.DEBOUNCE); then hover, definition, references, completion and the outline
 on the edited text. Wall-clock milliseconds, as an editor would see them.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from rulespec.lsp import DEBOUNCE  # noqa: E402
+from rulespec.tools.editor.lsp import DEBOUNCE  # noqa: E402
 from test_lsp import Client  # noqa: E402
 
 

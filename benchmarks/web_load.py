@@ -105,7 +105,7 @@ def report(r: dict) -> str:
 
 def start_server(rules: str, max_games: int) -> tuple:
     """`rulespec serve` on a free port, in its own process: (process, base URL)."""
-    proc = subprocess.Popen([sys.executable, "-m", "rulespec.cli", "serve", rules, "--port", "0",
+    proc = subprocess.Popen([sys.executable, "-m", "rulespec.tools.cli", "serve", rules, "--port", "0",
                              "--max-games", str(max_games)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     line = proc.stdout.readline()  # "Serving NAME (FILE) at http://127.0.0.1:PORT/  (Ctrl-C stops)"
     if " at http" not in line:

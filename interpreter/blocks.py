@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from rulespec import ast as A
-from rulespec import types as T
+from rulespec.lang import ast as A
+from rulespec.lang import types as T
 
 from .frames import EMIT_BLOCK, SUSPEND, WINDOWS_BLOCK, CBlock  # noqa: F401 (SUSPEND, CBlock re-exported)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from rulespec import model_cache
+from rulespec.lang import model_cache
 
 FORMAT = 1
 _FOLDER = Path(__file__).resolve().parent

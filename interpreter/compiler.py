@@ -17,9 +17,9 @@ from typing import Callable, Optional
 
 import attrs
 
-from rulespec import ast as A
-from rulespec import types as T
-from rulespec.model import Model
+from rulespec.lang import ast as A
+from rulespec.lang import types as T
+from rulespec.lang.model import Model
 
 from .abilities import CAbility
 from .errors import GameOver, RuleRuntimeError
@@ -541,7 +541,7 @@ class Program:
     def _s_Log(self, s):
         return self._log_entry("text", s.template)
 
-    def _s_Announce(self, s):  # a public fact: see interpreter/secrecy.py on announcements
+    def _s_Announce(self, s):  # a public fact: see rulespec/tools/fuzzing/secrecy.py on announcements
         return self._log_entry("announce", s.template)
 
     def _log_entry(self, kind: str, template):
@@ -662,7 +662,7 @@ class Program:
         if event in self.model.events:
             params = [p.name for p in self.model.events[event].params]
         else:
-            from rulespec.checker import BUILTIN_EVENTS
+            from rulespec.lang.checker import BUILTIN_EVENTS
             params = [n for n, _ in BUILTIN_EVENTS[event]]
         body = self.block_compiler.compile(t.body, f"trigger '{t.name}'", trigger_epilogue(params, t.body))
         if body is None:

@@ -13,8 +13,7 @@ import re
 from collections import Counter
 from typing import Optional
 
-from .actions import (ability_bases, action_text, candidates, failing_precondition, failing_requirement,
-                      unfiltered_candidates)
+from .actions import ability_bases, action_text, candidates, failing_precondition, failing_requirement, unfiltered_candidates
 from .compiler import player_name
 from .windows import NO_RESPONSE, responses_for
 
@@ -133,7 +132,7 @@ def _meant(st, names: list, text: str) -> Optional[object]:
 
 
 def _source(st, span) -> str:
-    from rulespec.graph import source_text
+    from rulespec.lang.graph import source_text
     return source_text(st.game.model.source, span)
 
 

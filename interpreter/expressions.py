@@ -47,9 +47,9 @@ from typing import Callable, Optional
 
 
 
-from rulespec import ast as A
-from rulespec import types as T
-from rulespec.checker import MAX_RANGE  # the largest range a rule may build, at run time too
+from rulespec.lang import ast as A
+from rulespec.lang import types as T
+from rulespec.lang.checker import MAX_RANGE  # the largest range a rule may build, at run time too
 
 from .errors import RuleRuntimeError
 from .rng import Rng
@@ -437,7 +437,7 @@ class ExpressionCompiler:
     def _resolver(self, ns: dict) -> Callable:
         prog = self.prog
         path = self.path
-        from rulespec.ast import Span
+        from rulespec.lang.ast import Span
         memos: dict = {}
 
         def resolve(r):

@@ -9,7 +9,7 @@ from typing import Optional
 
 import attrs
 
-from rulespec import ast as A
+from rulespec.lang import ast as A
 
 
 class _Suspend:

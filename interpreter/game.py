@@ -8,11 +8,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Optional, Union
 
-from rulespec.checker import check_file, check_text
-from rulespec.diagnostics import did_you_mean
-from rulespec.model import Model
-from rulespec.model_cache import no_gc
-from rulespec.source import decode
+from rulespec.lang.checker import check_file, check_text
+from rulespec.lang.diagnostics import did_you_mean
+from rulespec.lang.model import Model
+from rulespec.lang.model_cache import no_gc
+from rulespec.lang.source import decode
 
 from .cardsets import DEFAULT_MAX_CHOICES
 from .compiler import Program
@@ -77,7 +77,7 @@ class Game:
         (default: its minimum); seed: a whole number; options: a mapping of option name to value.
         start_order: the cards where cards start, bottom to top, instead of the order the rules
         declare them in (a permutation of the card numbers: the counterfactual secrecy check
-        deals other cards by it, before the setup reads any; see interpreter/secrecy.py)."""
+        deals other cards by it, before the setup reads any; see rulespec/tools/fuzzing/secrecy.py)."""
         n = self.model.min_players if players is None else players
         if not _whole(n) or not (self.model.min_players <= n <= self.model.max_players):
             raise OptionError(f"{self.name} is for {self.model.min_players}-{self.model.max_players} players, not {players!r}")

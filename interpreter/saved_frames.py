@@ -19,7 +19,7 @@ Nothing here knows any game.  The validator (serialise.py) gives `fail`, `value`
 """
 from __future__ import annotations
 
-from rulespec import types as T
+from rulespec.lang import types as T
 
 from .blocks import assigned_names
 from .events import SECRET
@@ -386,7 +386,7 @@ def trigger_mirrors(prog, model) -> dict:
 
 def event_params(model, name: str):
     """{field: type} of an event (declared, or one the engine raises), None for no event."""
-    from rulespec.checker import BUILTIN_EVENTS
+    from rulespec.lang.checker import BUILTIN_EVENTS
     if name in BUILTIN_EVENTS:
         return dict(BUILTIN_EVENTS[name])
     decl = model.events.get(name)

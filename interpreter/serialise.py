@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Optional, Union
 
-from rulespec import types as T
+from rulespec.lang import types as T
 
 from .errors import EngineError
 from .saved_frames import block_inputs, check_frames, event_params, resolve_type, trigger_mirrors

@@ -10,7 +10,7 @@ as before, and since a condition has no side effects, the value of COND is uncha
 """
 from __future__ import annotations
 
-from rulespec import ast as A
+from rulespec.lang import ast as A
 
 _STATIC_REFS = ("option", "enum")
 _STATIC_ATTRS = ("card_name", "prop")

@@ -1,5 +1,5 @@
 """rulespec: card games written as text, checked like code, run by one generic engine."""
-from .errors import RulesError
+from rulespec.lang.errors import RulesError
 
 __version__ = "0.1.0"
 
@@ -12,7 +12,7 @@ def load(path):
 
 def __getattr__(name: str):
     if name == "Diagnostic":  # imported on first use: `rulespec check` of a cached file never needs it
-        from .diagnostics import Diagnostic
+        from rulespec.lang.diagnostics import Diagnostic
         return Diagnostic
     raise AttributeError(f"module 'rulespec' has no attribute '{name}'")
 

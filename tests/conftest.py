@@ -1,4 +1,4 @@
-"""Pytest runs every scenario file under tests/scenarios/ (see interpreter/scenario.py).
+"""Pytest runs every scenario file under tests/scenarios/ (see rulespec/tools/scenario.py).
 
 Each YAML document becomes one test item; a failing scenario is reported with
 the runner's one-line message (file:line: expected ..., got ...).
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-# The model cache (rulespec/model_cache.py) of a test run lives and dies with it: tests never read
+# The model cache (rulespec/lang/model_cache.py) of a test run lives and dies with it: tests never read
 # models a developer's earlier run left in ~/.cache, nor leave theirs there.
 os.environ["RULESPEC_CACHE_DIR"] = tempfile.mkdtemp(prefix="rulespec-test-cache-")
 
@@ -24,7 +24,7 @@ _hypothesis_settings.register_profile("repeatable", derandomize=True)
 _hypothesis_settings.register_profile("explore", derandomize=False)
 _hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
-from interpreter.scenario import ScenarioError, load_file, run_scenario
+from rulespec.tools.scenario import ScenarioError, load_file, run_scenario
 
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 

@@ -101,7 +101,7 @@ class Fuzzer:
         self.latency: dict = {k: [] for k in REQUESTS + ("diagnostics after an edit",)}
         self.history: list = []        # what was done, for the message of a failure
         self.client: Client | None = None
-        self.cache = None          # this side's parsed declarations (rulespec.lsp_analysis.ChunkCache)
+        self.cache = None          # this side's parsed declarations (rulespec.tools.editor.lsp_analysis.ChunkCache)
         self.pasteable = [line for d in self.docs for line in d.text.split("\n")]
 
     # -------------------------------------------------------------- random edits
@@ -207,13 +207,13 @@ class Fuzzer:
                                                       "contentChanges": changes})
 
     def analysis(self, d: Document):
-        from rulespec.lsp import uri_to_path
-        from rulespec.lsp_analysis import Analysis
+        from rulespec.tools.editor.lsp import uri_to_path
+        from rulespec.tools.editor.lsp_analysis import Analysis
         return Analysis(d.text, uri_to_path(d.uri), self.cache)
 
     def warm(self) -> None:
         """Parse every game here and keep its declarations on disk for the server (see above)."""
-        from rulespec.lsp_analysis import ChunkCache, save_warm
+        from rulespec.tools.editor.lsp_analysis import ChunkCache, save_warm
         self.cache = ChunkCache()
         for d in self.docs:
             save_warm(self.analysis(d), self.cache)

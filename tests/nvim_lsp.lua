@@ -6,7 +6,7 @@ local out = {}
 local file, python = os.getenv("RULES_FILE"), os.getenv("PYTHON")
 local id = vim.lsp.start_client({
   name = "rulespec",
-  cmd = { python, "-m", "rulespec.cli", "lsp" },
+  cmd = { python, "-m", "rulespec.tools.cli", "lsp" },
   root_dir = vim.fn.fnamemodify(file, ":h"),
 })
 vim.cmd("edit " .. vim.fn.fnameescape(file))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from interpreter import IllegalActionError, State, load
-from interpreter.checks import check_state, replay
+from rulespec.tools.fuzzing.checks import check_state, replay
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB = str(ROOT / "tests" / "rules" / "ability_lab.rules")
@@ -245,7 +245,7 @@ def test_random_games_keep_every_property(lab):
 
 
 def test_a_scenario_position_may_hold_a_stack(tmp_path):
-    from interpreter.scenario import load_file, run_scenario
+    from rulespec.tools.scenario import load_file, run_scenario
     sc = tmp_path / "stack.yaml"
     sc.write_text(f"""rules: {LAB}
 players: 3
@@ -280,8 +280,8 @@ steps:
     ('action b() { effect { let x = choose active: cards from hand[active] ordered } }', "'ordered' goes with a players"),
 ])
 def test_the_checker_explains_misuse_of_the_new_constructs(extra, message):
-    from rulespec.checker import check_text
-    from rulespec.diagnostics import RulesError
+    from rulespec.lang.checker import check_text
+    from rulespec.lang.diagnostics import RulesError
     base = """game "B" { players 2..2 start p cards start in box }
 card "X" { copies: 2 }
 zone box: pile hidden

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import interpreter
-from interpreter.agents import FirstLegalAgent, HumanAgent, RandomAgent, ScriptedAgent
-from interpreter.bench import bench, default_workers, play_random_games, state_costs
-from rulespec.cli import main
+from rulespec.tools.ai.agents import FirstLegalAgent, HumanAgent, RandomAgent, ScriptedAgent
+from rulespec.tools.bench import bench, default_workers, play_random_games, state_costs
+from rulespec.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 CHARUMA = str(ROOT / "games" / "charuma.rules")
@@ -27,7 +27,7 @@ def game():
 
 def run_cli(*args, stdin: str = "") -> subprocess.CompletedProcess:
     """Run the real command line in a fresh process (exit codes, stderr, no traceback)."""
-    return subprocess.run([sys.executable, "-m", "rulespec.cli", *args], input=stdin, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "rulespec.tools.cli", *args], input=stdin, capture_output=True,
                           text=True, cwd=ROOT, timeout=120)
 
 
@@ -183,7 +183,7 @@ def test_human_running_out_of_input_abandons_the_game():
 def test_play_with_a_human_and_no_input_exits_non_zero_with_one_line(stdin):
     """stdin at its end (</dev/null) or closed altogether (0<&-, where sys.stdin is None)."""
     import os
-    r = subprocess.run([sys.executable, "-m", "rulespec.cli", "play", "games/charuma.rules", "--human", "1"],
+    r = subprocess.run([sys.executable, "-m", "rulespec.tools.cli", "play", "games/charuma.rules", "--human", "1"],
                        stdin=subprocess.DEVNULL if stdin == "empty" else None, capture_output=True, text=True,
                        cwd=ROOT, timeout=120, preexec_fn=(lambda: os.close(0)) if stdin == "closed" else None)
     assert r.returncode == 1, r.stdout[-300:] + r.stderr

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rulespec.cli import main
+from rulespec.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 CHARUMA = ROOT / "games" / "charuma.rules"
@@ -274,7 +274,7 @@ def test_random_garbage(tmp_path, seed):
 
 # ---------------------------------------------------------------- as a separate process
 def test_subprocess_check(tmp_path):
-    ok = subprocess.run([sys.executable, "-m", "rulespec.cli", "check", str(CHARUMA)],
+    ok = subprocess.run([sys.executable, "-m", "rulespec.tools.cli", "check", str(CHARUMA)],
                         capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert ok.returncode == 0, ok.stderr
     assert OK_LINE.match(ok.stdout.strip())
@@ -282,13 +282,13 @@ def test_subprocess_check(tmp_path):
     bad.write_bytes(b"\x00binary")
     deep = tmp_path / "deep2.rules"
     deep.write_text("var v: int = " + "(1+" * 5000 + "1" + ")" * 5000 + "\n", encoding="utf-8")
-    res = subprocess.run([sys.executable, "-m", "rulespec.cli", "check", str(bad), str(deep), str(tmp_path / "nope")],
+    res = subprocess.run([sys.executable, "-m", "rulespec.tools.cli", "check", str(bad), str(deep), str(tmp_path / "nope")],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert res.returncode == 1
     assert "Traceback" not in res.stderr
     assert ERROR_LINE.match(res.stderr.split("\n")[0])
     assert f"{deep}:1:" in res.stderr and f"{tmp_path / 'nope'}:1:1: error: no such file" in res.stderr
-    usage = subprocess.run([sys.executable, "-m", "rulespec.cli"], capture_output=True, text=True, cwd=ROOT,
+    usage = subprocess.run([sys.executable, "-m", "rulespec.tools.cli"], capture_output=True, text=True, cwd=ROOT,
                            timeout=120)
     assert usage.returncode == 2 and "usage:" in usage.stderr
 
@@ -412,7 +412,7 @@ def test_json_clean_file_prints_nothing(fresh_cache):
 
 
 def test_json_warnings_the_same_from_the_model_cache(tmp_path, fresh_cache, monkeypatch):
-    from rulespec import checker, model_cache
+    from rulespec.lang import checker, model_cache
     f = tmp_path / "w.rules"
     f.write_text(CHARUMA_TEXT + "\nzone spare: pile public\nvar unused: int = 0\n", encoding="utf-8")
     code, out, err = run("check", "--format", "json", f)
@@ -431,7 +431,7 @@ def test_json_warnings_the_same_from_the_model_cache(tmp_path, fresh_cache, monk
 def test_json_an_old_cache_entry_is_checked_again(tmp_path, fresh_cache):
     import pickle
 
-    from rulespec import model_cache
+    from rulespec.lang import model_cache
     f = tmp_path / "w.rules"
     text = CHARUMA_TEXT + "\nzone spare: pile public\n"
     f.write_text(text, encoding="utf-8")

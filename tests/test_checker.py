@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from rulespec import types as T
-from rulespec.checker import check_file, check_text
-from rulespec.diagnostics import Diagnostic, RulesError, did_you_mean
+from rulespec.lang import types as T
+from rulespec.lang.checker import check_file, check_text
+from rulespec.lang.diagnostics import Diagnostic, RulesError, did_you_mean
 
 ROOT = Path(__file__).resolve().parent.parent
 CHARUMA = ROOT / "games" / "charuma.rules"
@@ -621,7 +621,7 @@ def test_recursion_error_while_checking_becomes_a_diagnostic():
 
 
 def test_recursion_error_while_parsing_becomes_a_diagnostic(monkeypatch):
-    from rulespec import parser
+    from rulespec.lang import parser
 
     class Boom:
         def parse(self, *a, **k):

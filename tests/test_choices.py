@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from interpreter import IllegalActionError, State, load
-from interpreter.checks import check_state, replay
+from rulespec.tools.fuzzing.checks import check_state, replay
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB = str(ROOT / "tests" / "rules" / "choice_lab.rules")

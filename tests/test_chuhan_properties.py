@@ -1,7 +1,7 @@
 """Property tests for Chu Han: random games, events off and on, checked at every decision.
 
 The engine-level checks (cards conserved, a legal action while the game runs, the JSON
-round trip, replay, secrecy of hands and of the draw pile) come from interpreter/checks.py;
+round trip, replay, secrecy of hands and of the draw pile) come from rulespec/tools/fuzzing/checks.py;
 on top of them: the 46 dynasty cards are always somewhere, VP never decrease except
 under Restraint, and the game always ends with someone at 31 or more.
 """
@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import interpreter
-from interpreter.checks import CHOOSERS, check_state, replay
+from rulespec.tools.fuzzing.checks import CHOOSERS, check_state, replay
 
 CHUHAN = Path(__file__).resolve().parent.parent / "games" / "chuhan.rules"
 GAME = interpreter.load(CHUHAN)
@@ -88,7 +88,7 @@ def test_responses_are_offered_and_resolved(seed):
 def test_the_engines_uniqueness_suffix_is_not_taken_for_a_card_name():
     """Found by `rulespec fuzz` (10,000 games): a Warlords text 'use Zhongli Mo with ... #4' was
     reported as naming the hidden card '4'."""
-    from interpreter.checks import _hidden_names, check_secrecy
+    from rulespec.tools.fuzzing.checks import _hidden_names, check_secrecy
     for seed in range(50):
         state = GAME.new_state(players=2, seed=seed)
         hidden = sorted(n for n in _hidden_names(state, state.current_player) if n.isdigit())

@@ -1,7 +1,7 @@
 """Crazy Eights (games/crazy_eights.rules, the game of docs/tutorial.md): random games for
 2 to 5 players, with and without the reshuffle, checked at every decision.
 
-The engine-level checks come from interpreter/checks.py (play_checked): cards conserved,
+The engine-level checks come from rulespec/tools/fuzzing/checks.py (play_checked): cards conserved,
 a legal action while the game runs, the game ends within a step bound, the JSON round
 trip, replay, secrecy, and the declared invariants.  On top of them, for this game:
   * the deal (7 cards each with 2 players, 5 with 3 to 5) and a starter that is never an 8;
@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import interpreter
-from interpreter.checks import CHOOSERS, play_checked
+from rulespec.tools.fuzzing.checks import CHOOSERS, play_checked
 
 RULES = Path(__file__).resolve().parent.parent / "games" / "crazy_eights.rules"
 GAME = interpreter.load(RULES)

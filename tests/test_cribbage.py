@@ -1,6 +1,6 @@
 """Cribbage (games/cribbage.rules): seeded random games for 2, 3 and 4 players, checked at every decision.
 
-The engine-level checks come from interpreter/checks.py (play_checked): cards conserved,
+The engine-level checks come from rulespec/tools/fuzzing/checks.py (play_checked): cards conserved,
 a legal action while the game runs, the game ends within a step bound, the JSON round
 trip, replay, secrecy, and the declared invariants.  On top of them, for this game, a
 model written here in Python from the rules (not from the rules file) reads the game log
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 import interpreter
-from interpreter.checks import CHOOSERS, play_checked
+from rulespec.tools.fuzzing.checks import CHOOSERS, play_checked
 
 RULES = Path(__file__).resolve().parent.parent / "games" / "cribbage.rules"
 GAME = interpreter.load(RULES)

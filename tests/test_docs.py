@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from rulespec import ast as A
-from rulespec.checker import check_file
-from rulespec.cli import main
-from rulespec.docs import readings, to_html, to_markdown
+from rulespec.lang import ast as A
+from rulespec.lang.checker import check_file
+from rulespec.tools.cli import main
+from rulespec.tools.docs import readings, to_html, to_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = sorted((ROOT / "games").glob("*.rules"))
-GRAMMAR = (ROOT / "rulespec" / "grammar.lark").read_text(encoding="utf-8")
+GRAMMAR = (ROOT / "rulespec" / "lang" / "grammar.lark").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("rules", [p for p in GAMES if (ROOT / "docs" / "games" / (p.stem + ".md")).exists()],

@@ -4,10 +4,10 @@ No editor runs here, so the pictures of docs/editors.md are drawn by this test f
 would draw them from:
 
 - the colours: the TextMate grammar editors/rulespec.tmLanguage.json, run by a small TextMate
-  engine (rulespec/textmate.py, unit-tested first below) and coloured with a dark theme in the
+  engine (rulespec/tools/editor/textmate.py, unit-tested first below) and coloured with a dark theme in the
   manner of VS Code's Dark+;
 - the squiggle, the problem, the hover and the completion list: the answers of the real language
-  server (`python -m rulespec.cli lsp`, driven over stdio with tests/test_lsp.py's client) for
+  server (`python -m rulespec.tools.cli lsp`, driven over stdio with tests/test_lsp.py's client) for
   games/crazy_eights.rules with one deliberate mistake in it.
 
 They are laid out as an HTML page that looks like an editor and photographed with a headless
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from rulespec.textmate import Grammar, theme_rule
+from rulespec.tools.editor.textmate import Grammar, theme_rule
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAMMAR_PATH = ROOT / "editors" / "rulespec.tmLanguage.json"

@@ -1,4 +1,4 @@
-"""The English of an expression keeps the grouping of its source (rulespec/english.py).
+"""The English of an expression keeps the grouping of its source (rulespec/lang/english.py).
 
 The parser drops parentheses, so the English must put them back wherever the words alone
 could be grouped another way.  Besides worked examples, a property test reads the English
@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rulespec.checker import check_text
-from rulespec.english import English
+from rulespec.lang.checker import check_text
+from rulespec.lang.english import English
 
 GAME = '''\
 game "Tiny" {

@@ -13,8 +13,8 @@ import interpreter
 from interpreter import RuleRuntimeError
 from interpreter.compiler import Program
 from interpreter.rng import Rng
-from rulespec import ast as A
-from rulespec import types as T
+from rulespec.lang import ast as A
+from rulespec.lang import types as T
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -74,9 +74,9 @@ def test_subsets_and_combinations_list_every_subset_in_the_list_order(checked_on
 
 
 def test_subsets_are_checked_and_said_in_the_rulebook():
-    from rulespec.checker import check_text
-    from rulespec.english import English
-    from rulespec.errors import RulesError
+    from rulespec.lang.checker import check_text
+    from rulespec.lang.english import English
+    from rulespec.lang.errors import RulesError
     for stmt, message in [("out = count(subsets(3))", "'subsets' needs a list, not int"),
                           ("out = count(combinations([1, 2]))", "'combinations' takes 2 argument(s), not 1"),
                           ("out = count(combinations([1], flag))", "the size of the combinations")]:
@@ -85,7 +85,7 @@ def test_subsets_are_checked_and_said_in_the_rulebook():
         assert any(message in d.message for d in e.value.diagnostics), [d.message for d in e.value.diagnostics]
     model = check_text(RULES.replace("SETUP", "got = collect s in combinations([1, 2, 3], 2): count(s)")
                        .replace("DEFS", ""), "probe.rules")
-    from rulespec.docs import to_markdown
+    from rulespec.tools.docs import to_markdown
     assert "every set of 2 of" in to_markdown(model)
 
 
@@ -123,8 +123,8 @@ def test_a_string_with_holes_is_a_template_wherever_an_expression_is(checked_onl
 
 
 def test_a_hole_that_does_not_parse_or_check_is_reported_at_its_place():
-    from rulespec.checker import check_text
-    from rulespec.errors import RulesError
+    from rulespec.lang.checker import check_text
+    from rulespec.lang.errors import RulesError
     for setup, message in [('word = "a {1 +}"', "in template"), ('word = "a {nobody_here}"', "unknown name 'nobody_here'")]:
         text = RULES.replace("SETUP", setup).replace("DEFS", "")
         with pytest.raises(RulesError) as e:
@@ -170,25 +170,25 @@ def test_a_def_may_give_a_zone_to_move_cards_into():
 
 
 def test_a_def_of_type_zone_must_give_a_zone():
-    from rulespec.checker import check_text
-    from rulespec.errors import RulesError
+    from rulespec.lang.checker import check_text
+    from rulespec.lang.errors import RulesError
     with pytest.raises(RulesError) as e:
         check_text(ZONES.replace("if second then spare[p] else hand[p]\ndef its", "cards(hand[p])\ndef its"), "z.rules")
     assert any("the result of 'where_to' must be zone, not list[card]" in d.message for d in e.value.diagnostics)
 
 
 def test_plus_on_a_text_and_a_number_is_an_error():
-    from rulespec.checker import check_text
-    from rulespec.errors import RulesError
+    from rulespec.lang.checker import check_text
+    from rulespec.lang.errors import RulesError
     with pytest.raises(RulesError) as e:
         check_text(RULES.replace("SETUP", 'word = "a" + 3').replace("DEFS", ""), "probe.rules")
     assert any("'+' joining texts" in d.message for d in e.value.diagnostics), [d.message for d in e.value.diagnostics]
 
 
 def test_let_is_checked_said_in_the_rulebook_and_its_name_stays_inside():
-    from rulespec.checker import check_text
-    from rulespec.docs import to_markdown
-    from rulespec.errors import RulesError
+    from rulespec.lang.checker import check_text
+    from rulespec.tools.docs import to_markdown
+    from rulespec.lang.errors import RulesError
     with pytest.raises(RulesError) as e:
         check_text(RULES.replace("SETUP", "out = (let x = 3: x) + x").replace("DEFS", ""), "probe.rules")
     assert any("unknown name 'x'" in d.message for d in e.value.diagnostics), [d.message for d in e.value.diagnostics]

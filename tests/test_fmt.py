@@ -1,4 +1,4 @@
-"""`rulespec fmt` (rulespec/fmt.py) and the TextMate grammar (editors/rulespec.tmLanguage.json).
+"""`rulespec fmt` (rulespec/lang/fmt.py) and the TextMate grammar (editors/rulespec.tmLanguage.json).
 
 The formatter only rewrites whitespace: these tests shuffle the whitespace of every shipped game
 and every rules file under tests/ at random, format the result, and check that it means the
@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from rulespec.cli import main
-from rulespec.errors import RulesError
-from rulespec.fmt import ast_shape, format_text
-from rulespec.parser import parse_text
+from rulespec.tools.cli import main
+from rulespec.lang.errors import RulesError
+from rulespec.lang.fmt import ast_shape, format_text
+from rulespec.lang.parser import parse_text
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = sorted((ROOT / "games").glob("*.rules"))
@@ -217,7 +217,7 @@ def test_the_ast_comparison_ignores_only_positions():
 
 
 def test_the_parse_tree_comparison_ignores_only_positions():
-    from rulespec.fmt import _same_tree, _tree
+    from rulespec.lang.fmt import _same_tree, _tree
     a = _tree('var x: int = 1 + 2\n', "a")
     assert _same_tree(a, _tree('\n\nvar  x :int=1+2   # c\n', "b"))
     assert not _same_tree(a, _tree('var x: int = 1 + 3\n', "a"))
@@ -291,7 +291,7 @@ def test_fmt_leaves_a_file_that_does_not_parse_alone(tmp_path):
 
 
 def test_fmt_leaves_a_file_alone_when_the_result_would_parse_differently(tmp_path, monkeypatch):
-    import rulespec.fmt as F
+    import rulespec.lang.fmt as F
     real = F._format
     # a broken layout that changes a token (the token check of format_text is bypassed here)
     monkeypatch.setattr(F, "_format", lambda text, path: (real(text, path)[0].replace("2..4", "2..5"),
@@ -318,7 +318,7 @@ def test_fmt_usage():
 
 # ---------------------------------------------------------------------- the TextMate grammar
 TM = ROOT / "editors" / "rulespec.tmLanguage.json"
-GRAMMAR = (ROOT / "rulespec" / "grammar.lark").read_text(encoding="utf-8")
+GRAMMAR = (ROOT / "rulespec" / "lang" / "grammar.lark").read_text(encoding="utf-8")
 
 
 def _grammar_keywords() -> set:
@@ -416,10 +416,10 @@ def test_tmlanguage_scopes_of_a_sample():
 # ---------------------------------------------------------------------- linear time
 def _steps(text: str) -> int:
     """How much work format_text does on `text`, counted, not timed: the lines run in
-    rulespec/fmt.py plus the Python functions called anywhere (the parser, the tokenizer)."""
+    rulespec/lang/fmt.py plus the Python functions called anywhere (the parser, the tokenizer)."""
     import sys
 
-    import rulespec.fmt as F
+    import rulespec.lang.fmt as F
     here = F.__file__
     count = 0
 

@@ -1,4 +1,4 @@
-"""rulespec fuzz and rulespec replay (interpreter/fuzz.py, rulespec/fuzz_cli.py).
+"""rulespec fuzz and rulespec replay (rulespec/tools/fuzzing/fuzz.py, rulespec/tools/fuzz_cli.py).
 
 A small seeded slice of the real games (workers 1 and 2 give identical totals), failure
 detection, shrinking, replay and scenario files on a synthetic game with a deliberately
@@ -18,11 +18,11 @@ import pytest
 import yaml
 
 import interpreter
-from interpreter import fuzz as F
+from rulespec.tools.fuzzing import fuzz as F
 from interpreter.actions import Action
-from interpreter.scenario import ScenarioError, load_file, run_scenario
-from interpreter.secrecy import CHECK as COUNTERFACTUAL, WINDOW_PHRASE
-from rulespec.cli import main
+from rulespec.tools.scenario import ScenarioError, load_file, run_scenario
+from rulespec.tools.fuzzing.secrecy import CHECK as COUNTERFACTUAL, WINDOW_PHRASE
+from rulespec.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 CHARUMA = str(ROOT / "games" / "charuma.rules")
@@ -33,7 +33,7 @@ INVARIANT = "invariant: the counter stays below 3"
 
 
 def run_cli(*args, cwd=ROOT, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rulespec.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "rulespec.tools.cli", *args], capture_output=True, text=True,
                           cwd=cwd, timeout=300, input=stdin)
 
 

@@ -1,4 +1,4 @@
-"""How rulespec fuzz spends its checks (interpreter/fuzz.py, interpreter/checks.py): the checks
+"""How rulespec fuzz spends its checks (rulespec/tools/fuzzing/fuzz.py, rulespec/tools/fuzzing/checks.py): the checks
 made incremental (the cards of the zones that changed, each new log and history entry on its
 own), the sampled ones (the whole-state round trip, the replay, the counterfactual secrecy
 check), and the lazy trace of the counterfactual check.
@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 import interpreter
-from interpreter import checks as C
-from interpreter import fuzz as F
-from interpreter import secrecy as S
+from rulespec.tools.fuzzing import checks as C
+from rulespec.tools.fuzzing import fuzz as F
+from rulespec.tools.fuzzing import secrecy as S
 from interpreter.state import State
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -300,7 +300,7 @@ def _text(stdout: str) -> str:
 
 def test_the_command_line_says_which_rates_were_used(tmp_path):
     out = tmp_path / "s.json"
-    r = subprocess.run([sys.executable, "-m", "rulespec.cli", "fuzz", LAB, "--games", "10", "--workers", "1",
+    r = subprocess.run([sys.executable, "-m", "rulespec.tools.cli", "fuzz", LAB, "--games", "10", "--workers", "1",
                         "--json", str(out), "--out", str(tmp_path), "-q"],
                        capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -311,7 +311,7 @@ def test_the_command_line_says_which_rates_were_used(tmp_path):
     assert s["counterfactual"]["rate"] == 0.2 and s["counterfactual"]["games"] == 2
     assert s["state_checks"] == {"rate": 0.05, "decisions": s["state_checks"]["decisions"], "replayed": 1}
     assert s["state_check_rate"] == 0.05
-    r = subprocess.run([sys.executable, "-m", "rulespec.cli", "fuzz", LAB, "--games", "4", "--workers", "1",
+    r = subprocess.run([sys.executable, "-m", "rulespec.tools.cli", "fuzz", LAB, "--games", "4", "--workers", "1",
                         "--counterfactual-rate", "1", "--check-rate", "1", "--out", str(tmp_path), "-q"],
                        capture_output=True, text=True, cwd=ROOT, timeout=300)
     text = _text(r.stdout)

@@ -1,6 +1,6 @@
 """Gin Rummy (games/gin_rummy.rules): seeded random games for 2 players, checked at every decision.
 
-The engine-level checks come from interpreter/checks.py (play_checked): cards conserved,
+The engine-level checks come from rulespec/tools/fuzzing/checks.py (play_checked): cards conserved,
 a legal action while the game runs, the game ends within a step bound, the JSON round
 trip, replay, secrecy, and the declared invariants.  On top of them, for this game, an
 oracle written here in Python from the rules (not from the rules file) plays along:
@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 import interpreter
-from interpreter.checks import play_checked
+from rulespec.tools.fuzzing.checks import play_checked
 
 RULES = Path(__file__).resolve().parent.parent / "games" / "gin_rummy.rules"
 GAME = interpreter.load(RULES)

@@ -7,11 +7,11 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from rulespec.checker import check_file, check_text
-from rulespec.cli import main
-from rulespec.diagnostics import RulesError
-from rulespec.graph import source_text, to_dot, to_mermaid
-from rulespec.model import END
+from rulespec.lang.checker import check_file, check_text
+from rulespec.tools.cli import main
+from rulespec.lang.diagnostics import RulesError
+from rulespec.lang.graph import source_text, to_dot, to_mermaid
+from rulespec.lang.model import END
 
 ROOT = Path(__file__).resolve().parent.parent
 CHARUMA = ROOT / "games" / "charuma.rules"
@@ -242,7 +242,7 @@ phase a { actions go, stop end when n > 1 next a when n != 2 and "x\\"y" == "z" 
 
 def test_source_text_of_spans():
     src = "line one\nx = a +\n   b\n"
-    from rulespec.ast import Span
+    from rulespec.lang.ast import Span
     assert source_text(src, Span(1, 6, 1, 9)) == "one"
     assert source_text(src, Span(2, 5, 3, 5)) == "a + b"
     assert source_text(src, Span(9, 1, 9, 2)) == "?"

@@ -1,7 +1,7 @@
 """Texas Hold'em (games/holdem.rules): the hand values its defs compute, against a Python
 evaluator, and random games for 2 to 10 players checked at every decision.
 
-The engine-level checks come from interpreter/checks.py (play_checked): cards conserved,
+The engine-level checks come from rulespec/tools/fuzzing/checks.py (play_checked): cards conserved,
 a legal action while the game runs, the game ends within a step bound, the JSON round
 trip, replay, secrecy, and the declared invariants (chips conserved among them).  On top of
 them, for this game:
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 import interpreter
-from interpreter.checks import CHOOSERS, play_checked
+from rulespec.tools.fuzzing.checks import CHOOSERS, play_checked
 
 RULES = Path(__file__).resolve().parent.parent / "games" / "holdem.rules"
 GAME = interpreter.load(RULES)

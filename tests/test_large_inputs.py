@@ -10,11 +10,11 @@ import pytest
 
 import interpreter
 from interpreter import IllegalActionError, OptionError
-from interpreter.scenario import ScenarioError, load_file, run_scenario
+from rulespec.tools.scenario import ScenarioError, load_file, run_scenario
 from interpreter.serialise import StateFormatError
 from measure import python_calls
-from rulespec.checker import check_text
-from rulespec.cli import main
+from rulespec.lang.checker import check_text
+from rulespec.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 UNO = str(ROOT / "games" / "uno.rules")
@@ -70,7 +70,7 @@ def test_a_saved_state_nested_too_deeply_is_a_state_format_error():
 
 
 def test_a_web_replay_or_play_log_nested_too_deeply_is_a_web_error():
-    from rulespec.web.sessions import WebError, open_replay
+    from rulespec.tools.web.sessions import WebError, open_replay
     game = interpreter.load(CRAZY_EIGHTS)
     with pytest.raises(WebError, match="nests too deeply"):
         open_replay(game, deep_json(), "deep.json")
@@ -100,8 +100,8 @@ def test_int_options_from_the_command_line_a_scenario_and_the_web_form(tmp_path,
     scenario.write_text(f"rules: {UNO}\nplayers: 2\noptions: {{target: 1.5}}\nsteps: []\n")
     with pytest.raises(ScenarioError, match="option 'target' is a whole number, not 1.5"):
         run_scenario(load_file(scenario)[0])
-    from rulespec.web.server import _form_options
-    from rulespec.web.sessions import WebError
+    from rulespec.tools.web.server import _form_options
+    from rulespec.tools.web.sessions import WebError
     with pytest.raises(WebError, match="whole number"):
         _form_options(interpreter.load(UNO), {"opt_target": "1.5"})
 
@@ -109,8 +109,8 @@ def test_int_options_from_the_command_line_a_scenario_and_the_web_form(tmp_path,
 def test_int_options_of_the_ai_adapters():
     pytest.importorskip("pyspiel")
     pytest.importorskip("pettingzoo")
-    from rulespec.openspiel import load_game
-    from rulespec.pettingzoo import env
+    from rulespec.tools.ai.openspiel import load_game
+    from rulespec.tools.ai.pettingzoo import env
     with pytest.raises(OptionError, match="whole number, not 1.5"):
         load_game(UNO, players=2, target=1.5)
     with pytest.raises(ValueError, match="whole number, not True"):

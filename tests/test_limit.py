@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 import interpreter
-from interpreter import fuzz as F
+from rulespec.tools.fuzzing import fuzz as F
 from interpreter.game import load_text
 from interpreter.state import State
-from rulespec.checker import check_text
-from rulespec.cli import main
-from rulespec.docs import Rulebook
-from rulespec.errors import RulesError
-from rulespec.lsp_analysis import KEYWORDS
+from rulespec.lang.checker import check_text
+from rulespec.tools.cli import main
+from rulespec.tools.docs import Rulebook
+from rulespec.lang.errors import RulesError
+from rulespec.tools.editor.lsp_analysis import KEYWORDS
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB = ROOT / "tests" / "rules" / "limit_lab.rules"
@@ -141,8 +141,8 @@ def test_the_rulebook_states_the_limit():
 
 
 def test_stats_count_the_games_ended_by_the_limit():
-    from interpreter.stats import collect
-    from rulespec.stats_text import report
+    from rulespec.tools.stats import collect
+    from rulespec.tools.stats_text import report
     f = collect(interpreter.load(str(LAB)), 10, players=2, seed=4, options={"target": 2}).figures()
     limited = f["limited"]
     assert 0 < limited < 10 and sum(f["outcomes"].values()) == 10

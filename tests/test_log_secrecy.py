@@ -7,9 +7,9 @@ hand showed the card names (the rival's whole deal, each card drawn), in the web
 the adapters' information states and `rulespec play`.  Each game below that reveals or conceals
 a hand-like zone is played with every player's whole log read at every decision.
 
-Then the checks that guard it: the fuzzer's per-decision log memory (interpreter/checks.py,
+Then the checks that guard it: the fuzzer's per-decision log memory (rulespec/tools/fuzzing/checks.py,
 LogMemory) and the counterfactual check's comparison of the whole log, past lines included
-(interpreter/secrecy.py), each shown to catch a deliberately re-rendering log; and a public
+(rulespec/tools/fuzzing/secrecy.py), each shown to catch a deliberately re-rendering log; and a public
 fact the setup works out from hidden cards (tests/rules/secrecy_setup.rules), which the
 counterfactual check used to miss because it re-dealt only after the setup.
 """
@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 
 import interpreter
-from interpreter import fuzz as F
-from interpreter import secrecy as S
-from interpreter.checks import LOG_CHECK, LogMemory
+from rulespec.tools.fuzzing import fuzz as F
+from rulespec.tools.fuzzing import secrecy as S
+from rulespec.tools.fuzzing.checks import LOG_CHECK, LogMemory
 from interpreter.observation import Observation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -214,7 +214,7 @@ def test_a_total_the_setup_announces_is_no_leak():
 
 
 def test_the_re_dealt_scenario_of_a_setup_leak_fails_where_the_viewer_sees_otherwise(tmp_path):
-    from interpreter.scenario import ScenarioError, load_file, run_scenario
+    from rulespec.tools.scenario import ScenarioError, load_file, run_scenario
     game = interpreter.load(SETUP_LEAK)
     failure = next(f for f in F.fuzz(game, 4, players=2, options={"leak": True}, counterfactual_rate=1.0).failures()
                    if f.check == S.CHECK)

@@ -7,12 +7,12 @@ import pytest
 
 from interpreter import Game, load_text
 from measure import benchmark_module, python_calls
-from rulespec import ast as A
-from rulespec.checker import check_text
-from rulespec.diagnostics import RulesError
-from rulespec.docs import to_markdown
-from rulespec.english import English
-from rulespec.parser import MAX_DEPTH, parse_expr
+from rulespec.lang import ast as A
+from rulespec.lang.checker import check_text
+from rulespec.lang.diagnostics import RulesError
+from rulespec.tools.docs import to_markdown
+from rulespec.lang.english import English
+from rulespec.lang.parser import MAX_DEPTH, parse_expr
 
 LARGE_FILES = benchmark_module("large_files")  # the benchmark's game, whose score is the value of a def
 

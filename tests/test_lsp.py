@@ -1,6 +1,6 @@
 """`rulespec lsp`: the language server, driven over stdio with real protocol messages.
 
-The server runs as a subprocess (`python -m rulespec.cli lsp`); a small client below writes
+The server runs as a subprocess (`python -m rulespec.tools.cli lsp`); a small client below writes
 Content-Length framed JSON-RPC to its standard input and reads the responses and notifications
 (publishDiagnostics, logMessage) from its standard output, as an editor would.
 
@@ -23,9 +23,9 @@ import pytest
 
 pytest.importorskip("pygls", reason="rulespec lsp needs pygls: pip install 'rulespec[lsp]'")
 
-from rulespec.checker import check_text  # noqa: E402
-from rulespec.errors import RulesError  # noqa: E402
-from rulespec.lsp_analysis import Analysis, ChunkCache, complete, definition, hover, references  # noqa: E402
+from rulespec.lang.checker import check_text  # noqa: E402
+from rulespec.lang.errors import RulesError  # noqa: E402
+from rulespec.tools.editor.lsp_analysis import Analysis, ChunkCache, complete, definition, hover, references  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 30  # seconds any one answer may take (a loaded machine; they take well under a second)
@@ -136,7 +136,7 @@ class Client:
         env = dict(os.environ)
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
         # as VS Code's language client starts it (TransportKind.stdio adds --stdio)
-        argv = argv or [sys.executable, "-m", "rulespec.cli", "lsp", "--stdio"]
+        argv = argv or [sys.executable, "-m", "rulespec.tools.cli", "lsp", "--stdio"]
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=str(ROOT))
         self.inbox: queue.Queue = queue.Queue()
@@ -273,7 +273,7 @@ def test_initialize_advertises_the_features(session):
     assert set(caps["completionProvider"]["triggerCharacters"]) == {".", '"'}
     assert caps["positionEncoding"] == "utf-16"
     try:
-        import rulespec.fmt  # noqa: F401
+        import rulespec.lang.fmt  # noqa: F401
         has_fmt = True
     except ImportError:
         has_fmt = False
@@ -417,10 +417,10 @@ def test_document_symbols_are_hierarchical(session):
 
 def test_formatting(session):
     if not session.init["capabilities"].get("documentFormattingProvider"):
-        pytest.skip("rulespec.fmt is not on this branch yet: the server does not advertise formatting")
+        pytest.skip("rulespec.lang.fmt is not on this branch yet: the server does not advertise formatting")
     edits = session.request("textDocument/formatting", {"textDocument": {"uri": URI},
                                                         "options": {"tabSize": 2, "insertSpaces": True}})
-    from rulespec.fmt import format_text
+    from rulespec.lang.fmt import format_text
     want = format_text(DOC, "/tmp/spades.rules")
     assert edits == [] if want == DOC else edits[0]["newText"] == want
 
@@ -538,8 +538,8 @@ def patched_server(script: str, text: str):
 # script that breaks two of its functions first): checking a text that contains BOOM raises, and
 # so does every hover.
 FAULTY = """
-import rulespec.lsp_analysis as R
-from rulespec.lsp import main
+import rulespec.tools.editor.lsp_analysis as R
+from rulespec.tools.editor.lsp import main
 real = R.Analysis.__init__
 def analysis(self, text, *a, **k):
     if "BOOM" in text:
@@ -579,8 +579,8 @@ def test_internal_errors_are_logged_and_the_server_goes_on():
 # surely waiting for the check when the editor cancels it.
 SLOW = """
 import time
-import rulespec.lsp_analysis as R
-from rulespec.lsp import main
+import rulespec.tools.editor.lsp_analysis as R
+from rulespec.tools.editor.lsp import main
 real = R.Analysis.__init__
 def analysis(self, text, *a, **k):
     if "SLOW" in text:
@@ -613,19 +613,19 @@ def test_a_cancelled_request_does_not_cancel_the_check_it_waits_for():
         assert "var lead" in h["contents"]["value"]
 
 
-# The server with a stand-in for rulespec.fmt (put in sys.modules before the server starts): the
+# The server with a stand-in for rulespec.lang.fmt (put in sys.modules before the server starts): the
 # formatting request's wiring, whether or not the real formatter is on this branch.
 FAKE_FMT = """
 import sys, types
-from rulespec.errors import RulesError
-fmt = types.ModuleType("rulespec.fmt")
+from rulespec.lang.errors import RulesError
+fmt = types.ModuleType("rulespec.lang.fmt")
 def format_text(text, path="<string>"):
     if "]]" in text:
         raise RulesError([], text)
     return "\\n".join(line.rstrip() for line in text.split("\\n"))
 fmt.format_text = format_text
-sys.modules["rulespec.fmt"] = fmt
-from rulespec.lsp import main
+sys.modules["rulespec.lang.fmt"] = fmt
+from rulespec.tools.editor.lsp import main
 main()
 """
 
@@ -763,7 +763,7 @@ def test_the_vscode_extension_loads_with_node():
 
 
 def test_a_document_opened_again_starts_from_its_declarations_kept_on_disk(tmp_path, monkeypatch):
-    import rulespec.lsp_analysis as R
+    import rulespec.tools.editor.lsp_analysis as R
     monkeypatch.setenv("RULESPEC_CACHE_DIR", str(tmp_path))
     first = Analysis(DOC, "x.rules", ChunkCache())
     R.save_warm(first, ChunkCache())                        # a cache that holds nothing: nothing kept
@@ -855,7 +855,7 @@ def test_random_edits_give_the_diagnostics_of_rulespec_check(monkeypatch):
 def test_columns_in_each_position_encoding(encoding, units):
     """A client may ask for UTF-8 or UTF-32 columns instead of UTF-16 (pygls picks the first the
     client offers); 'nonesuch' after 🂡 and ♠ is at 15 UTF-16 units, 19 bytes, 14 characters."""
-    from rulespec.lsp import Codec
+    from rulespec.tools.editor.lsp import Codec
     text = DOC.replace("{c} is played", "{nonesuch} is played")
     an = Analysis(text, "x.rules")
     (d,) = an.diagnostics
@@ -871,7 +871,7 @@ def test_columns_in_each_position_encoding(encoding, units):
 
 
 def test_a_let_name_in_an_expression_is_a_local_with_its_definition():
-    from rulespec import lsp_analysis as L
+    from rulespec.tools.editor import lsp_analysis as L
     text = ('game "L" { players 2..2 start p cards start in deck }\ncard "A" { }\nzone deck: pile hidden\n'
             'def twice(n: int): int = let m = n * 2: let k = m + 1: k + m\n'
             'phase p { enter { end game } next p }\n')

@@ -15,10 +15,11 @@ import interpreter
 from interpreter import code_cache
 from interpreter import expressions as X
 from interpreter.game import Game
-from rulespec import RulesError, model_cache
-from rulespec import checker
-from rulespec.ast import Span
-from rulespec.cli import main
+from rulespec import RulesError
+from rulespec.lang import model_cache
+from rulespec.lang import checker
+from rulespec.lang.ast import Span
+from rulespec.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SGS = ROOT / "games" / "sanguosha.rules"
@@ -199,11 +200,11 @@ def test_check_of_a_cached_file_prints_the_same(cache, tmp_path, capsys, monkeyp
 
 
 def test_a_warm_check_imports_neither_the_parser_nor_the_checker(cache):
-    cmd = (f"import sys; from rulespec.cli import main; code = main(['check', {str(SGS)!r}]); "
-           "print(code, sorted(m for m in ('lark', 'networkx', 'attrs', 'rulespec.checker', 'rulespec.parser', "
+    cmd = (f"import sys; from rulespec.tools.cli import main; code = main(['check', {str(SGS)!r}]); "
+           "print(code, sorted(m for m in ('lark', 'networkx', 'attrs', 'rulespec.lang.checker', 'rulespec.lang.parser', "
            "'interpreter.game') if m in sys.modules))")
     cold = _child(cmd, cache)
-    assert cold.split("\n")[-2] .startswith("0 ") and "rulespec.checker" in cold  # it checked
+    assert cold.split("\n")[-2] .startswith("0 ") and "rulespec.lang.checker" in cold  # it checked
     warm = _child(cmd, cache).split("\n")[-2]
     assert warm == "0 []", warm
 
@@ -302,7 +303,7 @@ def test_a_runtime_error_is_reported_at_its_node_after_a_replay(cache):
 
 def test_a_warm_load_imports_neither_networkx_nor_lark(cache):
     cmd = (f"import sys, rulespec; g = rulespec.load({str(CHUHAN)!r}); "
-           "print(g.prog.exprs.replayed, sorted(m for m in ('lark', 'networkx', 'rulespec.parser') if m in sys.modules))")
+           "print(g.prog.exprs.replayed, sorted(m for m in ('lark', 'networkx', 'rulespec.lang.parser') if m in sys.modules))")
     cold = _child(cmd, cache).strip()
     assert cold.startswith("False") and "lark" in cold  # the first load parsed the file
     assert _child(cmd, cache).strip() == "True []"

@@ -1,4 +1,4 @@
-"""rulespec.openspiel: any rules file as an OpenSpiel game (docs/ai.md). OpenSpiel's own checks
+"""rulespec.tools.ai.openspiel: any rules file as an OpenSpiel game (docs/ai.md). OpenSpiel's own checks
 (pyspiel.random_sim_test), our clone and serialisation round trips, the observer, the seeds,
 bad input, and MCTS beating random play."""
 import subprocess
@@ -11,7 +11,7 @@ pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel is not installed: pip
 np = pytest.importorskip("numpy")
 
 from interpreter.game import OptionError  # noqa: E402
-from rulespec.openspiel import load_game, max_spelling, register  # noqa: E402
+from rulespec.tools.ai.openspiel import load_game, max_spelling, register  # noqa: E402
 
 DUEL = "tests/rules/duel.rules"
 
@@ -101,7 +101,7 @@ def test_a_serialised_state_is_read_back_in_another_process():
     game = load_game("games/crazy_eights.rules", players=3, seed=8)
     state = game.new_initial_state()
     _random_play(state, random.Random(1), 25)
-    code = ("import sys; from rulespec.openspiel import load_game; "
+    code = ("import sys; from rulespec.tools.ai.openspiel import load_game; "
             "g = load_game('games/crazy_eights.rules', players=3, seed=8); "
             "s = g.deserialize_state(sys.stdin.read()); print(str(s)); print(s.information_state_string(2))")
     out = subprocess.run([sys.executable, "-c", code], input=state.serialize(), capture_output=True, text=True,
@@ -259,7 +259,7 @@ def test_bad_input_is_a_clear_error(tmp_path):
 
 
 def test_importing_rulespec_does_not_import_open_spiel():
-    code = ("import sys, rulespec, rulespec.token_env, rulespec.obs_tensor, interpreter; "
+    code = ("import sys, rulespec, rulespec.tools.ai.token_env, rulespec.tools.ai.obs_tensor, interpreter; "
             "assert 'pyspiel' not in sys.modules and 'open_spiel' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
 

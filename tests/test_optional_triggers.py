@@ -14,11 +14,11 @@ import pytest
 
 import interpreter
 from interpreter import State
-from interpreter import fuzz as F
-from interpreter import secrecy as S
-from interpreter.checks import play_checked
-from rulespec.checker import check_text
-from rulespec.diagnostics import RulesError
+from rulespec.tools.fuzzing import fuzz as F
+from rulespec.tools.fuzzing import secrecy as S
+from rulespec.tools.fuzzing.checks import play_checked
+from rulespec.lang.checker import check_text
+from rulespec.lang.diagnostics import RulesError
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB = str(ROOT / "tests" / "rules" / "optional_lab.rules")
@@ -279,7 +279,7 @@ def test_public_facts_about_a_hidden_card_do_not_warn(cond, extra):
 
 
 def test_the_rulebook_says_may():
-    from rulespec.docs import to_markdown
+    from rulespec.tools.docs import to_markdown
     text = to_markdown(interpreter.load(LAB).model)
     assert "its owner may (asked “{owner}: heal?”)" in text
     assert "p may (asked “{p}: cheer for hurting {target}?”)" in text
@@ -342,7 +342,7 @@ steps:
 @pytest.mark.parametrize("hero, legal", [("Twin", '["use guard of Twin", "use parry of Twin", "no"]'),
                                          ("Peasant", '["no"]')])
 def test_a_scenario_answers_the_secret_question(tmp_path, hero, legal):
-    from interpreter.scenario import load_file, run_scenario
+    from rulespec.tools.scenario import load_file, run_scenario
     path = tmp_path / "optional.yaml"
     path.write_text(SCENARIO.format(rules=LAB, hero=hero, legal=legal))
     for sc in load_file(path):
@@ -372,7 +372,7 @@ steps:
     ("Peasant", "ask", "P2"),       # by default the scenario sees every ask
 ])
 def test_face_down_asks_decline_answers_only_asks_with_nothing_to_use(tmp_path, hero, mode, active):
-    from interpreter.scenario import load_file, run_scenario
+    from rulespec.tools.scenario import load_file, run_scenario
     path = tmp_path / "decline.yaml"
     path.write_text(DECLINING.format(rules=LAB, hero=hero, mode=mode, active=active))
     st = run_scenario(load_file(path)[0])
@@ -381,7 +381,7 @@ def test_face_down_asks_decline_answers_only_asks_with_nothing_to_use(tmp_path, 
 
 
 def test_face_down_asks_takes_ask_or_decline(tmp_path):
-    from interpreter.scenario import ScenarioError, load_file, run_scenario
+    from rulespec.tools.scenario import ScenarioError, load_file, run_scenario
     path = tmp_path / "bad.yaml"
     path.write_text(DECLINING.format(rules=LAB, hero="Peasant", mode="sometimes", active="P2"))
     with pytest.raises(ScenarioError, match="face_down_asks is 'ask' .* or 'decline', not 'sometimes'"):

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from rulespec import ast as A
-from rulespec.diagnostics import RulesError
-from rulespec.parser import MAX_DEPTH, parse_expr, parse_file, parse_template, parse_text
+from rulespec.lang import ast as A
+from rulespec.lang.diagnostics import RulesError
+from rulespec.lang.parser import MAX_DEPTH, parse_expr, parse_file, parse_template, parse_text
 
 ROOT = Path(__file__).resolve().parent.parent
 CHARUMA = ROOT / "games" / "charuma.rules"

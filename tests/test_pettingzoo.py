@@ -1,4 +1,4 @@
-"""rulespec.pettingzoo: any rules file as a PettingZoo AEC environment (docs/ai.md)."""
+"""rulespec.tools.ai.pettingzoo: any rules file as a PettingZoo AEC environment (docs/ai.md)."""
 import json
 import random
 import re
@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("pettingzoo", reason="rulespec.pettingzoo needs the pettingzoo extra: "
+pytest.importorskip("pettingzoo", reason="rulespec.tools.ai.pettingzoo needs the pettingzoo extra: "
                                          "pip install 'rulespec[pettingzoo]' (make test installs it)")
 import numpy as np  # noqa: E402  (after the skip: numpy comes with the extra)
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 from interpreter import State, load  # noqa: E402
-from rulespec.pettingzoo import env, raw_env  # noqa: E402
-from rulespec.token_env import TokenState  # noqa: E402
+from rulespec.tools.ai.pettingzoo import env, raw_env  # noqa: E402
+from rulespec.tools.ai.token_env import TokenState  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # (file, players, API test cycles: enough to finish a game but San Guo Sha's, ~300 us a decision,

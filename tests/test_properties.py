@@ -1,7 +1,7 @@
 """Property tests: random Charuma games, for every player count, checked at every decision.
 
 Hypothesis draws the deal's seed, the agents' seed and how they choose; the checks
-themselves live in interpreter/checks.py (shared with fuzzing):
+themselves live in rulespec/tools/fuzzing/checks.py (shared with fuzzing):
   * the game ends within a step bound;
   * cards are conserved (every card in exactly one zone, st.where consistent, 40 in all);
   * a running game always has a legal action;
@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import interpreter
-from interpreter.checks import CHOOSERS, check_secrecy, play_checked, replay
+from rulespec.tools.fuzzing.checks import CHOOSERS, check_secrecy, play_checked, replay
 
 CHARUMA = Path(__file__).resolve().parent.parent / "games" / "charuma.rules"
 MAX_STEPS = 20_000  # random 5-player games can run to a few thousand decisions
@@ -117,7 +117,7 @@ def test_replay_and_round_trip_helpers_agree_with_the_engine():
 
 
 def test_a_report_names_the_problem():
-    from interpreter.checks import check_cards
+    from rulespec.tools.fuzzing.checks import check_cards
     s = _state_mid_trick()
     assert check_cards(s) == []
     s.zones[0].append(s.zones[1][0] if s.zones[1] else 0)  # one card in two zones

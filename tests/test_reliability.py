@@ -29,14 +29,14 @@ import pytest
 
 import interpreter.state as state_module
 from interpreter import IllegalActionError, RuleRuntimeError, State, load, load_text
-from interpreter import fuzz as F
-from interpreter.agents import HumanAgent
-from interpreter.checks import check_cards, check_round_trip, full_round_trip_due
+from rulespec.tools.fuzzing import fuzz as F
+from rulespec.tools.ai.agents import HumanAgent
+from rulespec.tools.fuzzing.checks import check_cards, check_round_trip, full_round_trip_due
 from interpreter.game import OptionError
-from interpreter.scenario import ScenarioError, load_file, run_scenario
+from rulespec.tools.scenario import ScenarioError, load_file, run_scenario
 from interpreter.serialise import StateFormatError
-from rulespec.checker import check_text
-from rulespec.cli import main
+from rulespec.lang.checker import check_text
+from rulespec.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 CHARUMA = str(ROOT / "games" / "charuma.rules")
@@ -390,7 +390,7 @@ def test_a_repeated_option_is_an_error():
 
 @pytest.mark.parametrize("command", [["fuzz", CHARUMA, "--games", "3"], ["play", CHARUMA]])
 def test_output_cut_by_head_is_not_an_error(command):
-    p = subprocess.Popen([sys.executable, "-m", "rulespec.cli", *command], stdout=subprocess.PIPE,
+    p = subprocess.Popen([sys.executable, "-m", "rulespec.tools.cli", *command], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, cwd=ROOT)
     p.stdout.readline()
     p.stdout.close()  # like `| head -1`

@@ -39,11 +39,11 @@ from hypothesis import strategies as st
 
 from interpreter.errors import EngineError
 from interpreter.game import Game
-from rulespec.checker import check_text
-from rulespec.cli import main
-from rulespec.diagnostics import RulesError
-from rulespec.docs import to_markdown
-from rulespec.graph import to_dot, to_mermaid
+from rulespec.lang.checker import check_text
+from rulespec.tools.cli import main
+from rulespec.lang.diagnostics import RulesError
+from rulespec.tools.docs import to_markdown
+from rulespec.lang.graph import to_dot, to_mermaid
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = {name: ROOT / "games" / f"{name}.rules" for name in ("charuma", "chuhan")}
@@ -578,7 +578,7 @@ def test_subprocess_bad_input_has_no_traceback(tmp_path, bad_files):
         (["nonsense"], 2, "rulespec: error: argument COMMAND: invalid choice: 'nonsense'"),
     ]
     for argv, code, message in cases:
-        r = subprocess.run([sys.executable, "-m", "rulespec.cli", *argv], capture_output=True, text=True,
+        r = subprocess.run([sys.executable, "-m", "rulespec.tools.cli", *argv], capture_output=True, text=True,
                            cwd=ROOT, timeout=120)
         assert r.returncode == code, (argv, r.stderr)
         assert "Traceback" not in r.stderr and "Traceback" not in r.stdout, r.stderr

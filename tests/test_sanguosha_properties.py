@@ -1,6 +1,6 @@
 """Property tests for San Guo Sha: Kingdom Wars, 4 to 10 players, random and mixed agents.
 
-On top of the engine-level checks (interpreter/checks.py: cards conserved, the rules'
+On top of the engine-level checks (rulespec/tools/fuzzing/checks.py: cards conserved, the rules'
 invariants -- the 108 use cards always somewhere, health never above its limit, the dead hold
 no cards --, a legal action while the game runs, the JSON round trip, replay, no hidden card in
 any observation): the dead are never asked anything, every game ends with winners of one
@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import interpreter
-from interpreter.checks import CHOOSERS, check_state, replay
-from interpreter.secrecy import counterfactual_check
+from rulespec.tools.fuzzing.checks import CHOOSERS, check_state, replay
+from rulespec.tools.fuzzing.secrecy import counterfactual_check
 
 RULES = Path(__file__).resolve().parent.parent / "games" / "sanguosha.rules"
 GAME = interpreter.load(RULES)

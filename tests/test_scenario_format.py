@@ -1,4 +1,4 @@
-"""The scenario format (interpreter/scenario.py): its reference, pile order, invariant checks
+"""The scenario format (rulespec/tools/scenario.py): its reference, pile order, invariant checks
 of positions, 'nobody' for no player, response actions outside a window, and the runner's shape."""
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import interpreter.scenario as scenario
-from interpreter.scenario import (CHECKS, EXPECT_KEYS, POSITION_KEYS, STEP_EXTRA_KEYS, STEP_KEYS, TOP_KEYS,
-                                  ScenarioError, load_file, run_scenario)
+import rulespec.tools.scenario as scenario
+from rulespec.tools.scenario import CHECKS, EXPECT_KEYS, POSITION_KEYS, STEP_EXTRA_KEYS, STEP_KEYS, TOP_KEYS, ScenarioError, load_file, run_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 CHARUMA = ROOT / "games" / "charuma.rules"

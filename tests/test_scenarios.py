@@ -1,4 +1,4 @@
-"""Tests of the scenario runner itself (interpreter/scenario.py) and of `rulespec test`."""
+"""Tests of the scenario runner itself (rulespec/tools/scenario.py) and of `rulespec test`."""
 from __future__ import annotations
 
 import io
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.scenario import ScenarioError, load_file, run_file, run_scenario
-from rulespec.cli import main
+from rulespec.tools.scenario import ScenarioError, load_file, run_file, run_scenario
+from rulespec.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "games" / "charuma.rules"

@@ -1,4 +1,4 @@
-"""The counterfactual secrecy check (interpreter/secrecy.py) and its place in rulespec fuzz.
+"""The counterfactual secrecy check (rulespec/tools/fuzzing/secrecy.py) and its place in rulespec fuzz.
 
 1. It catches Chu Han's window leak on a fixed, recorded game: the engine asked a player in a
    response window only when they held a response, so the rival learned whether they held
@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 
 import interpreter
-from interpreter import fuzz as F
-from interpreter import secrecy as S
-from interpreter.checks import _hidden_names, check_secrecy
-from interpreter.scenario import ScenarioError, load_file, run_scenario
+from rulespec.tools.fuzzing import fuzz as F
+from rulespec.tools.fuzzing import secrecy as S
+from rulespec.tools.fuzzing.checks import _hidden_names, check_secrecy
+from rulespec.tools.scenario import ScenarioError, load_file, run_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 CHARUMA = str(ROOT / "games" / "charuma.rules")
@@ -173,7 +173,7 @@ def test_a_world_that_announces_otherwise_is_dropped_with_the_reason():
 
 
 def test_the_rulebook_says_what_everyone_is_told():
-    from rulespec.docs import to_markdown
+    from rulespec.tools.docs import to_markdown
     text = to_markdown(interpreter.load(ANNOUNCE).model)
     assert "Everyone is told “{q} holds a Five”" in text, text
 
@@ -302,7 +302,7 @@ def test_a_window_leak_through_the_command_line(tmp_path):
     shrunk, _ = F.shrink(game, first, {})
     assert shrunk.detail["kind"] == "window"
     rj, sy = F.write_failure(game, shrunk, {}, F.DEFAULT_MAX_STEPS, tmp_path)
-    from rulespec.cli import main
+    from rulespec.tools.cli import main
     import contextlib
     import io
     buf = io.StringIO()
@@ -334,8 +334,8 @@ def test_viewers_cycle_and_the_rate_samples_the_same_games_every_time():
 
 def _fuzz_args(*argv, rate=None):
     """`rulespec fuzz` arguments as the command line parses them, with --counterfactual-rate
-    (declared by rulespec.fuzz_cli.add_fuzz_arguments) set."""
-    from rulespec.cli import build_parser
+    (declared by rulespec.tools.fuzz_cli.add_fuzz_arguments) set."""
+    from rulespec.tools.cli import build_parser
     args = build_parser().parse_args(["fuzz", *argv])
     if rate is not None:
         args.counterfactual_rate = rate
@@ -354,7 +354,7 @@ def test_the_report_says_which_rate_was_used(tmp_path, capsys):
     args = _fuzz_args(PLANTED, "--games", "4", "--out", str(tmp_path / "out2"), "-q", rate=0.0)
     assert args.func(args) == 0
     assert "off (--counterfactual-rate 0)" in capsys.readouterr().out
-    from rulespec.cli import UsageError
+    from rulespec.tools.cli import UsageError
     with pytest.raises(UsageError, match="from 0 to 1"):
         bad = _fuzz_args(PLANTED, "--games", "1", "--out", str(tmp_path / "out3"), rate=2.0)
         bad.func(bad)
@@ -362,7 +362,7 @@ def test_the_report_says_which_rate_was_used(tmp_path, capsys):
 
 def test_the_flag_can_be_declared_on_a_parser():
     import argparse
-    from rulespec.fuzz_cli import DEFAULT_COUNTERFACTUAL_RATE, add_fuzz_arguments
+    from rulespec.tools.fuzz_cli import DEFAULT_COUNTERFACTUAL_RATE, add_fuzz_arguments
     p = argparse.ArgumentParser()
     add_fuzz_arguments(p)
     assert p.parse_args([]).counterfactual_rate == DEFAULT_COUNTERFACTUAL_RATE == 0.2

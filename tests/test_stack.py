@@ -16,11 +16,11 @@ import pytest
 
 import interpreter
 from interpreter import IllegalActionError, State
-from interpreter.checks import play_checked, replay
+from rulespec.tools.fuzzing.checks import play_checked, replay
 from interpreter.state import NO_RESPONSE
-from rulespec.checker import check_file, check_text
-from rulespec.diagnostics import RulesError
-from rulespec.model import END
+from rulespec.lang.checker import check_file, check_text
+from rulespec.lang.diagnostics import RulesError
+from rulespec.lang.model import END
 
 RULES = Path(__file__).resolve().parent / "rules"
 

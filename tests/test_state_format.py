@@ -409,7 +409,7 @@ def test_the_same_card_twice_where_cards_are_different_is_refused():
 
 
 def test_the_fuzzers_round_trip_check_finds_a_wrongly_shaped_new_log_entry():
-    from interpreter.checks import check_round_trip
+    from rulespec.tools.fuzzing.checks import check_round_trip
     st = State.from_json(played("chuhan.rules", 2, 1, 30, (("events", True),)), game("chuhan.rules"))
     mark = len(st.log)
     assert check_round_trip(st, mark, len(st.history)) == []

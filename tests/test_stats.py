@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 import interpreter
-from interpreter.agents import MCTSAgent, RandomAgent
+from rulespec.tools.ai.agents import MCTSAgent, RandomAgent
 from interpreter.state import CHOICE
-from interpreter.stats import collect, histogram, wilson
-from rulespec import svg
-from rulespec.cli import main
+from rulespec.tools.stats import collect, histogram, wilson
+from rulespec.tools import svg
+from rulespec.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 CRAZY = str(ROOT / "games" / "crazy_eights.rules")
@@ -49,7 +49,7 @@ def chuhan_runs(chuhan):
 
 
 def replay_counts(game, players: int, games: int, seed: int, options=None):
-    """Count, independently of interpreter.stats, what random players do in the same games:
+    """Count, independently of rulespec.tools.stats, what random players do in the same games:
     winners per seat, action names, cards chosen in actions and in choices."""
     wins, actions, cards, chosen, firsts = Counter(), Counter(), Counter(), Counter(), Counter()
     prog = game.prog
@@ -246,7 +246,7 @@ def test_bad_input_is_one_line(args, message, capsys):
 
 
 def test_missing_file_and_no_traceback_in_a_real_process():
-    r = subprocess.run([sys.executable, "-m", "rulespec.cli", "stats", "games/no-such-game.rules"],
+    r = subprocess.run([sys.executable, "-m", "rulespec.tools.cli", "stats", "games/no-such-game.rules"],
                        capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert r.returncode == 1
     assert "Traceback" not in r.stderr and r.stderr.count("\n") == 1 and "no such file" in r.stderr

@@ -10,9 +10,9 @@ from itertools import combinations
 import pytest
 
 from interpreter import IllegalActionError, load_text
-from rulespec.checker import check_text
-from rulespec.docs import to_markdown
-from rulespec.errors import RulesError
+from rulespec.lang.checker import check_text
+from rulespec.tools.docs import to_markdown
+from rulespec.lang.errors import RulesError
 
 RULES = '''
 game "Sums" {

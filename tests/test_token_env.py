@@ -1,4 +1,4 @@
-"""Any rules file as a sequence of integer decisions (rulespec/action_codes.py, token_env.py,
+"""Any rules file as a sequence of integer decisions (rulespec/tools/ai/action_codes.py, token_env.py,
 obs_tensor.py): the layer the OpenSpiel and PettingZoo adapters stand on."""
 import json
 import random
@@ -6,7 +6,7 @@ import random
 import pytest
 
 from interpreter import load
-from rulespec.token_env import TokenGame
+from rulespec.tools.ai.token_env import TokenGame
 
 GAMES = [("games/chuhan.rules", 2), ("games/charuma.rules", 4), ("games/crazy_eights.rules", 4),
          ("games/sanguosha.rules", 6)]
@@ -172,7 +172,7 @@ def test_the_tensor_does_not_change_with_cards_the_player_cannot_see():
     j = next(j for j, c in enumerate(stock) if names[c] != names[hand[0]])
     hand[0], stock[j] = stock[j], hand[0]
     from interpreter import State
-    from rulespec.token_env import TokenState
+    from rulespec.tools.ai.token_env import TokenState
     other = TokenState(tg, State.from_json(d, game))
     assert tg.encoder.encode(ts, 0) == tg.encoder.encode(other, 0)
     assert tg.encoder.encode(ts, 2, True) == tg.encoder.encode(other, 2, True)

@@ -1,6 +1,6 @@
 """Uno (games/uno.rules): seeded random games for 2 to 10 players, checked at every decision.
 
-The engine-level checks come from interpreter/checks.py (play_checked): cards conserved, a
+The engine-level checks come from rulespec/tools/fuzzing/checks.py (play_checked): cards conserved, a
 legal action while the game runs, the game ends within a step bound, the JSON round trip,
 replay, secrecy, and the declared invariants.  Random agents draw whenever they like and make
 hands of thousands of decisions, so most games here are played by a greedy agent (it plays a
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import interpreter
-from interpreter.checks import CHOOSERS, play_checked
+from rulespec.tools.fuzzing.checks import CHOOSERS, play_checked
 
 RULES = Path(__file__).resolve().parent.parent / "games" / "uno.rules"
 GAME = interpreter.load(RULES)
@@ -106,7 +106,7 @@ def test_only_the_challenger_sees_the_challenged_hand_and_the_outcome_keeps_the_
     """A challenged Wild Draw Four: the challenger looks at the hand, the third player is told
     only the outcome (an announcement), and the counterfactual secrecy check finds no leak for
     the third player (re-deals that would change the outcome are dropped, the rest agree)."""
-    from interpreter import secrecy as S
+    from rulespec.tools.fuzzing import secrecy as S
 
     def challenger(s, rng):  # greedy, but plays a Wild Draw Four first and always challenges
         texts = [a.text for a in s.legal_actions()]
@@ -143,7 +143,7 @@ def test_a_long_two_player_game_is_not_a_fuzz_failure():
     22,788 decisions to reach 500 points (11 long hands, no loop).  Mattel's rules do not bound a
     hand, so the file declares its own limit (100,000 decisions), and fuzz's bound follows it:
     the game ends, it does not fail as endless (it did at the 20,000 default)."""
-    from interpreter import fuzz as F
+    from rulespec.tools.fuzzing import fuzz as F
     game = GAME
     assert F.default_max_steps(game.model) == 100_000
     job = F.plan(game, 10, seed=2)[0]

@@ -31,12 +31,12 @@ from urllib.parse import quote, urlencode, urlsplit
 import pytest
 
 import interpreter
-from interpreter.fuzz import REPLAY_FORMAT, REPLAY_VERSION
-from rulespec.cli import main
-from rulespec.web.pages import rules_meta
-from rulespec.web.security import allowed_hosts_for, host_refusal
-from rulespec.web.server import listen, make_app, make_server
-from rulespec.web.sessions import Store
+from rulespec.tools.fuzzing.fuzz import REPLAY_FORMAT, REPLAY_VERSION
+from rulespec.tools.cli import main
+from rulespec.tools.web.pages import rules_meta
+from rulespec.tools.web.security import allowed_hosts_for, host_refusal
+from rulespec.tools.web.server import listen, make_app, make_server
+from rulespec.tools.web.sessions import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 CHUHAN = str(ROOT / "games" / "chuhan.rules")
@@ -653,7 +653,7 @@ def test_html_from_the_rules_is_escaped_in_every_page(hostile):
         assert HOSTILE not in page and "<img" not in markup and escaped in markup, path
     assert "error" in replay and HOSTILE in replay["error"]  # JSON, answered as application/json with nosniff
     # the pages' scripts build the page with textContent only: no markup made from data
-    for js in (ROOT / "rulespec" / "web" / "static").glob("*.js"):
+    for js in (ROOT / "rulespec" / "tools" / "web" / "static").glob("*.js"):
         code = js.read_text(encoding="utf-8")
         for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function",
                      "setAttribute(\"on"):

@@ -37,7 +37,7 @@ def player_label(p: Optional[int]) -> str:
 
 
 def make_agent(kind: str, seed: int, seat: int):
-    from interpreter.agents import FirstLegalAgent, RandomAgent
+    from rulespec.tools.ai.agents import FirstLegalAgent, RandomAgent
     if kind == "random":
         return RandomAgent(seed=seed * 1000 + seat)  # as `rulespec play` seeds its agents
     if kind == "first":
@@ -250,7 +250,7 @@ def open_replay(game, text: str, name: str, players=None, seed=None, options=Non
 
 
 def _open_replay(game, text: str, name: str, players, seed, options) -> ReplaySession:
-    from interpreter import fuzz as F
+    from rulespec.tools.fuzzing import fuzz as F
     stripped = text.lstrip()
     if not stripped:
         raise WebError(f"{name} is empty")

@@ -1,4 +1,4 @@
-"""Text -> AST.  A Lark LALR parser and a transformer that builds ``rulespec.ast`` nodes.
+"""Text -> AST.  A Lark LALR parser and a transformer that builds ``rulespec.lang.ast`` nodes.
 
 Syntax errors become Diagnostics with file:line:col; nothing here raises a bare
 Lark exception or a traceback for bad input.

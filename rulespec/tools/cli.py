@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import RulesError  # light: the language and the engine are imported by the commands that use them
+from rulespec.lang.errors import RulesError  # light: the language and the engine are imported by the commands that use them
 
 
 class UsageError(Exception):
@@ -82,8 +82,8 @@ def check_writable(path: str, directory: bool = False) -> None:
 
 # ---------------------------------------------------------------------- check
 def cmd_check(args) -> int:
-    from . import model_cache
-    from .source import read_source
+    from rulespec.lang import model_cache
+    from rulespec.lang.source import read_source
     status = 0
     as_json = getattr(args, "format", "text") == "json"
     for path in args.files:
@@ -92,7 +92,7 @@ def cmd_check(args) -> int:
             # a file checked before by this rulespec: its answer is in the model cache's header
             summary = model_cache.cached_summary(text, str(path))
             if summary is None:
-                from .checker import check_text
+                from rulespec.lang.checker import check_text
                 summary = model_cache.summarise(check_text(text, str(path)))
         except RulesError as e:
             if as_json:
@@ -125,10 +125,10 @@ def _print_json_lines(records) -> None:
 
 # ---------------------------------------------------------------------- fmt
 def cmd_fmt(args) -> int:
-    """Rewrite rules files in their canonical layout (rulespec/fmt.py); --check and --diff write nothing."""
+    """Rewrite rules files in their canonical layout (rulespec/lang/fmt.py); --check and --diff write nothing."""
     import difflib
 
-    from .fmt import FormatError, format_file
+    from rulespec.lang.fmt import FormatError, format_file
     status = 0
     for path in args.files:
         try:
@@ -187,8 +187,8 @@ def _write_atomic(path: str, text: str) -> None:
 
 # ---------------------------------------------------------------------- graph
 def cmd_graph(args) -> int:
-    from .checker import check_file
-    from .graph import to_dot, to_mermaid
+    from rulespec.lang.checker import check_file
+    from rulespec.lang.graph import to_dot, to_mermaid
     model = check_file(args.file)
     text = to_mermaid(model) if args.format == "mermaid" else to_dot(model)
     if args.output:
@@ -200,7 +200,7 @@ def cmd_graph(args) -> int:
 
 # ---------------------------------------------------------------------- doc
 def cmd_doc(args) -> int:
-    from .checker import check_file
+    from rulespec.lang.checker import check_file
     from .docs import to_html, to_markdown
     model = check_file(args.file)
     fmt = args.format or ("html" if args.output and args.output.endswith((".html", ".htm")) else "md")
@@ -224,16 +224,16 @@ def _check_max_steps(args) -> None:
 
 def _resolve_max_steps(args, game) -> None:
     """--max-steps as given, else the default for these rules (a game of the rules' own
-    length is not endless: interpreter.fuzz.default_max_steps)."""
+    length is not endless: rulespec.tools.fuzzing.fuzz.default_max_steps)."""
     if args.max_steps is None:
-        from interpreter.fuzz import default_max_steps
+        from rulespec.tools.fuzzing.fuzz import default_max_steps
         args.max_steps = default_max_steps(game.model)
 
 
 def cmd_play(args) -> int:
     import json
 
-    from interpreter.agents import HumanAgent, RandomAgent
+    from rulespec.tools.ai.agents import HumanAgent, RandomAgent
     _check_max_steps(args)
     game = _load_game(args.file, args.max_choices)
     _resolve_max_steps(args, game)
@@ -299,7 +299,7 @@ def _write_unfinished(game, state, options: dict, args) -> str:
     in the current folder."""
     import json
 
-    from interpreter.fuzz import REPLAY_FORMAT, REPLAY_VERSION
+    from rulespec.tools.fuzzing.fuzz import REPLAY_FORMAT, REPLAY_VERSION
     folder = Path(args.log).parent if args.log else Path(".")
     path = folder / f"{Path(game.path).stem}-unfinished-seed{args.seed}.replay.json"
     record = {"format": REPLAY_FORMAT, "version": REPLAY_VERSION, "game": game.name,
@@ -315,13 +315,13 @@ def _write_unfinished(game, state, options: dict, args) -> str:
 
 # ---------------------------------------------------------------------- test
 def cmd_test(args) -> int:
-    from interpreter.scenario import run_paths
+    from rulespec.tools.scenario import run_paths
     return run_paths(args.paths, sys.stdout)
 
 
 # ---------------------------------------------------------------------- bench
 def cmd_bench(args) -> int:
-    from interpreter.bench import bench, default_workers
+    from rulespec.tools.bench import bench, default_workers
     if args.games < 1 or args.runs < 1:
         raise UsageError("--games and --runs must be at least 1")
     game = _load_game(args.file, args.max_choices)
@@ -347,8 +347,8 @@ def cmd_bench(args) -> int:
 def cmd_stats(args) -> int:
     import json
 
-    from interpreter.bench import default_workers
-    from interpreter.stats import StatsError, collect, parse_agents
+    from rulespec.tools.bench import default_workers
+    from rulespec.tools.stats import StatsError, collect, parse_agents
 
     from .stats_text import report
     if args.games < 1:
@@ -428,21 +428,21 @@ def cmd_lsp(args) -> int:
     except ImportError:
         print("rulespec lsp: error: the language server needs pygls: pip install 'rulespec[lsp]'", file=sys.stderr)
         return 1
-    from .lsp import main as lsp_main
+    from rulespec.tools.editor.lsp import main as lsp_main
     return lsp_main()
 
 
 # ---------------------------------------------------------------------- serve
 def cmd_serve(args) -> int:
     """A local web page that plays the game against agents, opens replays and shows the
-    rulebook (rulespec/web/, docs/web.md)."""
+    rulebook (rulespec/tools/web/, docs/web.md)."""
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port is a port number from 0 to 65535 (0: any free port), not {args.port}")
     if args.max_games < 1:
         raise UsageError(f"--max-games is at least 1, not {args.max_games}")
     try:
-        from .web.security import allowed_hosts_for
-        from .web.server import listen, make_app, make_server
+        from rulespec.tools.web.security import allowed_hosts_for
+        from rulespec.tools.web.server import listen, make_app, make_server
     except ImportError as e:
         print(f"rulespec serve: error: needs the web extra ({e.name or e} is missing): "
               f"pip install 'rulespec[web]'", file=sys.stderr)
@@ -598,7 +598,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8000, help="the port to listen on (default 8000; 0: any free port)")
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to listen on (default 127.0.0.1: this machine only)")
-    from .web.sessions import DEFAULT_MAX_GAMES  # no web framework: --help works without the extra
+    from rulespec.tools.web.sessions import DEFAULT_MAX_GAMES  # no web framework: --help works without the extra
     p.add_argument("--max-games", type=int, default=DEFAULT_MAX_GAMES, metavar="N",
                    help=f"games and replays kept in memory (default {DEFAULT_MAX_GAMES}); past it the one "
                         f"unused longest is forgotten")
@@ -658,7 +658,7 @@ def _silence_stdout() -> None:
 
 
 if __name__ == "__main__":
-    # run the imported module, not this __main__ copy: rulespec.fuzz_cli raises rulespec.cli's
+    # run the imported module, not this __main__ copy: rulespec.tools.fuzz_cli raises rulespec.tools.cli's
     # UsageError, which only that module's main() catches
-    from rulespec.cli import main as _main
+    from rulespec.tools.cli import main as _main
     sys.exit(_main())

@@ -2,7 +2,7 @@
 
 ``collect(game, games, players, agents, ...)`` plays ``games`` games (seeds seed, seed+1, ...)
 and returns ``Stats``, whose ``figures()`` is plain data (the JSON of ``rulespec stats``; the
-text and HTML reports are drawn from it, see rulespec/stats_text.py and rulespec/stats_html.py).
+text and HTML reports are drawn from it, see rulespec/tools/stats_text.py and rulespec/tools/stats_html.py).
 
 Everything here is generic: the figures come from the runtime contract (winners, the first
 player to decide, the actions taken and their parameters, the log's "phase" entries, the
@@ -35,9 +35,9 @@ from typing import Callable, Optional, Sequence
 
 import attrs
 
-from .agents import FirstLegalAgent, MCTSAgent, RandomAgent
-from .errors import EngineError
-from .state import CHOICE
+from rulespec.tools.ai.agents import FirstLegalAgent, MCTSAgent, RandomAgent
+from interpreter.errors import EngineError
+from interpreter.state import CHOICE
 
 AGENT_KINDS = ("random", "first", "mcts")
 Z95 = 1.959963984540054  # the 97.5th percentile of the standard normal: a two-sided 95% interval
@@ -196,7 +196,7 @@ def _chosen_cards(v, kind: str) -> list:
 # ---------------------------------------------------------------------- many games
 def run_chunk(payload: tuple) -> list:
     """Play a few games in a worker (top level, for multiprocessing)."""
-    from .fuzz import _game_from_source
+    from rulespec.tools.fuzzing.fuzz import _game_from_source
     path, source, max_choices, players, indices, seed, options, spec, max_steps = payload
     game = _game_from_source(path, source)
     game.max_choices = max_choices
@@ -236,7 +236,7 @@ def collect(game, games: int, players: Optional[int] = None, agents: Sequence[st
     else:
         import multiprocessing
 
-        from .fuzz import _quiet_worker
+        from rulespec.tools.fuzzing.fuzz import _quiet_worker
         with multiprocessing.get_context().Pool(min(workers, len(payloads)), initializer=_quiet_worker) as pool:
             for chunk in pool.imap_unordered(run_chunk, payloads):
                 records += chunk

@@ -3,7 +3,7 @@
 For every player v, two positions that differ only in cards v cannot see are, to v, the same
 position: v's observation, v's log, v's legal actions when v is to act, and who is to act
 (e.g. who is asked in a response window) must be the same in both (docs/fuzzing.md, "Secrecy
-is an information set" in the design).  The per-decision checks of interpreter/checks.py look
+is an information set" in the design).  The per-decision checks of rulespec/tools/fuzzing/checks.py look
 at one state at a time (no observation shows a hidden card's face); this module checks the
 information set itself, by comparing a recorded game with a counterfactual one:
 
@@ -87,9 +87,9 @@ from typing import Optional, Sequence
 
 import attrs
 
-from . import rng as rng_module
-from .errors import EngineError
-from .state import State
+from interpreter import rng as rng_module
+from interpreter.errors import EngineError
+from interpreter.state import State
 
 CHECK = "secrecy (counterfactual)"
 MIN_CUT = 2  # the shortest cut compared (see cuts_for)

@@ -1,8 +1,8 @@
 """``rulespec lsp``: a language server (LSP over standard input and output) for rules files.
 
 Diagnostics as you type, hover, go to definition, find references, completion, the document
-outline and (when ``rulespec.fmt`` is installed) formatting. The protocol is pygls' (``pip install
-'rulespec[lsp]'``); what the server knows about a document comes from ``rulespec.lsp_analysis``.
+outline and (when ``rulespec.lang.fmt`` is installed) formatting. The protocol is pygls' (``pip install
+'rulespec[lsp]'``); what the server knows about a document comes from ``rulespec.tools.editor.lsp_analysis``.
 
 Each version of a document is analysed (parsed and checked) once, in a worker thread, a short
 while after the last change (DEBOUNCE seconds), or at once when a request needs it; a request
@@ -24,7 +24,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
-from . import ast as A
+from rulespec.lang import ast as A
 from . import lsp_analysis as R
 
 DEBOUNCE = 0.15   # seconds of quiet after a change before the document is checked again
@@ -55,10 +55,10 @@ _COMPLETION_KINDS = {
 
 
 def formatter():
-    """rulespec.fmt.format_text(text, path), or None while rulespec fmt is not installed (then the
+    """rulespec.lang.fmt.format_text(text, path), or None while rulespec fmt is not installed (then the
     server does not offer formatting)."""
     try:
-        from .fmt import format_text
+        from rulespec.lang.fmt import format_text
     except ImportError:
         return None
     return format_text
@@ -484,7 +484,7 @@ def build_server() -> RulesServer:
         @ls.feature(L.TEXT_DOCUMENT_FORMATTING)
         @_guard("formatting")
         async def formatting(ls: RulesServer, params: L.DocumentFormattingParams):
-            from .errors import RulesError
+            from rulespec.lang.errors import RulesError
             uri = params.text_document.uri
             an = await ls.analysis(uri)
             if an is None:

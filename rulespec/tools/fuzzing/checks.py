@@ -13,7 +13,7 @@ What is checked (any game, any rules file):
   * secrecy: an observation shows only counts for zones the player cannot see, and the
     player's own legal actions never pick another player's hidden cards (whether texts,
     logs or the turn order give hidden cards away is the counterfactual check's business:
-    interpreter/secrecy.py);
+    rulespec/tools/fuzzing/secrecy.py);
   * the rules' own ``invariant`` declarations hold;
   * the log's past never changes: every player's log, read again, starts with the lines that
     player read before (``LogMemory``: a later reveal must not show the faces of cards that
@@ -27,9 +27,9 @@ from typing import Callable, Iterable, Optional
 
 import attrs
 
-from .errors import EngineError
-from .serialise import StateFormatError, log_entries_problem
-from .state import State
+from interpreter.errors import EngineError
+from interpreter.serialise import StateFormatError, log_entries_problem
+from interpreter.state import State
 
 Chooser = Callable[[State, random.Random], object]
 
@@ -267,7 +267,7 @@ def check_secrecy(st: State, observations: Optional[dict] = None) -> list[str]:
     every text naming a card hidden from its player, and so reported games that let players
     guess or claim cards.)  Whether texts, logs or who is asked give hidden cards away is
     checked by comparing the game with re-deals of the cards a player never saw: the
-    counterfactual check of interpreter/secrecy.py, which rulespec fuzz runs after each game.
+    counterfactual check of rulespec/tools/fuzzing/secrecy.py, which rulespec fuzz runs after each game.
 
     `observations`, if given, receives every player's observation (seat -> dict), so that a
     caller who needs one of them does not build it again."""

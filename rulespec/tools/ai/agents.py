@@ -6,7 +6,7 @@ import random
 import sys
 from typing import Iterable
 
-from .compiler import player_name
+from interpreter.compiler import player_name
 
 
 class RandomAgent:

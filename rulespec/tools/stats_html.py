@@ -1,6 +1,6 @@
 """The HTML page of ``rulespec stats --html``: one self-contained file (inline CSS and SVG charts
-from rulespec/svg.py; no script, image, font or style fetched from anywhere), drawn from the
-figures (interpreter.stats: the JSON)."""
+from rulespec/tools/svg.py; no script, image, font or style fetched from anywhere), drawn from the
+figures (rulespec.tools.stats: the JSON)."""
 from __future__ import annotations
 
 from html import escape

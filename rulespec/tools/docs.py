@@ -10,10 +10,10 @@ import html
 import re
 from pathlib import Path
 
-from . import ast as A
-from .english import English, words
-from .graph import to_mermaid
-from .model import Model
+from rulespec.lang import ast as A
+from rulespec.lang.english import English, words
+from rulespec.lang.graph import to_mermaid
+from rulespec.lang.model import Model
 
 MERMAID_JS = Path(__file__).with_name("vendor") / "mermaid.min.js"
 

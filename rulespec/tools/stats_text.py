@@ -1,4 +1,4 @@
-"""The terminal report of ``rulespec stats``, drawn from the figures (interpreter.stats: the JSON).
+"""The terminal report of ``rulespec stats``, drawn from the figures (rulespec.tools.stats: the JSON).
 
 Plain text in fixed columns, like ``rulespec bench``: no colour, nothing to install.
 """

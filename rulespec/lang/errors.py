@@ -1,7 +1,7 @@
 """RulesError: what the language raises for a rules file with errors.
 
 A module of its own, without imports, so that code that only catches it (the command line, on
-the way to a cached answer) loads nothing else; ``rulespec.diagnostics`` re-exports it.
+the way to a cached answer) loads nothing else; ``rulespec.lang.diagnostics`` re-exports it.
 """
 from __future__ import annotations
 

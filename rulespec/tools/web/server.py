@@ -22,8 +22,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from . import pages
-from .security import (MAX_BODY, Guard, allowed_hosts_for, inline_script_policy, key_digest,
-                       new_key, presented_key, read_form, read_json, remember_key)
+from .security import MAX_BODY, Guard, allowed_hosts_for, inline_script_policy, key_digest, new_key, presented_key, read_form, read_json, remember_key
 from .sessions import AGENT_KINDS, DEFAULT_MAX_GAMES, GameSession, Store, WebError, open_replay
 
 STATIC = Path(__file__).with_name("static")
@@ -237,7 +236,7 @@ def make_app(game, max_games: int = DEFAULT_MAX_GAMES, max_body: int = MAX_BODY,
 
     async def rules(request: Request):
         if not rulebook_cache:
-            from ..docs import to_html
+            from rulespec.tools.docs import to_html
             page = pages.rulebook(to_html(game.model), game.name)
             rulebook_cache.append((page, inline_script_policy(page)))
         page, policy = rulebook_cache[0]

@@ -117,7 +117,7 @@ steps
     - position: {...}               set a new position (as above)
     - finish: 500                   take the first legal action at every decision until the
                                     game is over; fails if it is not over within 500 decisions
-    - check: all                    run the checks fuzzing runs (interpreter/checks.py)
+    - check: all                    run the checks fuzzing runs (rulespec/tools/fuzzing/checks.py)
                                     on the state now, by name or a list of names:
                                     cards (every card in exactly one zone), invariants
                                     (the rules' invariant declarations), legal (a running
@@ -174,13 +174,13 @@ import attrs
 import yaml
 from yaml.constructor import SafeConstructor
 
-from rulespec.diagnostics import RulesError, did_you_mean
+from rulespec.lang.diagnostics import RulesError, did_you_mean
 
-from .compiler import player_name
-from .errors import EngineError, IllegalActionError
-from .explain import match_action
-from .machine import idle_secret_ask
-from .state import CHECK, ENTER
+from interpreter.compiler import player_name
+from interpreter.errors import EngineError, IllegalActionError
+from interpreter.explain import match_action
+from interpreter.machine import idle_secret_ask
+from interpreter.state import CHECK, ENTER
 
 __all__ = ["Scenario", "ScenarioError", "collect_files", "load_file", "run_file", "run_paths", "run_scenario"]
 
@@ -685,7 +685,7 @@ class _Positions:
     def check_invariants(self, node: yaml.Node):
         """A position must be one the game can reach: the rules' invariants hold at every decision
         of a real game, so a position that breaks one tests rules in a state that never happens."""
-        from .checks import invariant_problems
+        from rulespec.tools.fuzzing.checks import invariant_problems
         problems = invariant_problems(self.session.st)
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
@@ -912,8 +912,8 @@ class _Steps:
 
     # ------------------------------------------------------------ whole-game checks
     def check(self, node: yaml.Node):
-        """The whole-game checks of interpreter/checks.py on the state now (what fuzzing checks)."""
-        from .checks import _first_difference, replay, state_problems
+        """The whole-game checks of rulespec/tools/fuzzing/checks.py on the state now (what fuzzing checks)."""
+        from rulespec.tools.fuzzing.checks import _first_difference, replay, state_problems
         wanted = set()
         for n in self.read.seq(node, "check", scalar_ok=True):
             name = self.read.text(n, "check")
@@ -1201,7 +1201,7 @@ class _Runner:
             read.fail(rnode, f"no rules file at {_display_path(rules)[:200]!r}: {getattr(e, 'strerror', None) or e}")
         if not found:
             read.fail(rnode, f"no rules file at {_display_path(rules)}")
-        from .game import load
+        from interpreter.game import load
         try:
             return load(str(rules))
         except RulesError as e:
@@ -1233,7 +1233,7 @@ class _Runner:
 
 def _field_type(field):
     """The type of an effect's declared field (for reading it from YAML)."""
-    from rulespec import types as T
+    from rulespec.lang import types as T
     name = field.type.name
     if name == "list":
         return T.list_of(T.SIMPLE.get(field.type.elem.name) or T.enum_type(field.type.elem.name))

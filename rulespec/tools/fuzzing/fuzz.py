@@ -1,7 +1,7 @@
 """Fuzzing: many random games, every check at every decision, failures shrunk and saved.
 
 The engine side of ``rulespec fuzz`` and ``rulespec replay`` (the command line in
-rulespec/cli.py does all the printing).  Nothing here knows any game.
+rulespec/tools/cli.py does all the printing).  Nothing here knows any game.
 
 A run of N games is planned up front: game i gets its own deal seed
 (``seed * 1_000_003 + i``), agent seed, player count (cycling over the game's range with
@@ -9,13 +9,13 @@ A run of N games is planned up front: game i gets its own deal seed
 run's totals -- decisions, coverage, failures -- are the same whatever the number of
 worker processes or the backend that plays them.
 
-What each game checks, before every decision and at the end (see interpreter/checks.py):
+What each game checks, before every decision and at the end (see rulespec/tools/fuzzing/checks.py):
 cards conserved, the rules' invariants, a running game has a legal action and someone to
 act, the JSON round trip, secrecy of observations and legal actions; here besides: the
 previous action, once it is no longer legal, is refused (and refusing it changes nothing),
 the game ends within ``max_steps`` decisions, a rules runtime error or an engine crash
 is a failure, and replaying the seed and the history gives the same final state.  After a
-game that passed all of that, the counterfactual secrecy check (interpreter/secrecy.py)
+game that passed all of that, the counterfactual secrecy check (rulespec/tools/fuzzing/secrecy.py)
 compares one player's view of it with that player's view of re-deals of the cards they
 never saw (the viewer cycles over the games; ``counterfactual_rate`` samples the games).
 The checks that cost several plays of a decision each run at a sampled share of the
@@ -46,10 +46,10 @@ from typing import Callable, Iterator, Optional, Sequence
 import attrs
 
 from .checks import CHOOSERS, LOG_CHECK, LogMemory, _first_difference, full_round_trip_due, replay, state_problems
-from .errors import EngineError, IllegalActionError
+from interpreter.errors import EngineError, IllegalActionError
 from .secrecy import CHECK as COUNTERFACTUAL, Trace, _mark_seen, _view, counterfactual_check
-from .serialise import json_loads
-from .state import State
+from interpreter.serialise import json_loads
+from interpreter.state import State
 
 AGENT_KINDS = ("random", "rare", "mixed")
 DEFAULT_AGENTS = ("random", "rare")
@@ -773,8 +773,8 @@ _GAMES: dict = {}
 
 def _game_from_source(path: str, source: str):
     """Compile the rules once per worker process (Ray workers may not have the file)."""
-    from .game import load_text
-    from .state import stable_hash
+    from interpreter.game import load_text
+    from interpreter.state import stable_hash
     key = (path, stable_hash(source))
     game = _GAMES.get(key)
     if game is None:
@@ -1065,7 +1065,7 @@ def replay_record(game, failure: Failure, options: dict, max_steps: int, base_di
 
 
 def scenario_text(game, failure: Failure, options: dict, base_dir: Path, max_steps: int = DEFAULT_MAX_STEPS) -> str:
-    """A scenario (interpreter/scenario.py) that replays the failing game and fails the same way."""
+    """A scenario (rulespec/tools/scenario.py) that replays the failing game and fails the same way."""
     import yaml
     if failure.check == COUNTERFACTUAL and failure.detail:
         return _counterfactual_scenario(game, failure, options, base_dir)
@@ -1137,7 +1137,7 @@ def _counterfactual_scenario(game, failure: Failure, options: dict, base_dir: Pa
     steps = list(d.get("expect") or [])
     if confirm is None:
         return text(steps[0] if steps else None, None)
-    from .scenario import ScenarioError, load_file, run_scenario
+    from rulespec.tools.scenario import ScenarioError, load_file, run_scenario
     for step in steps:
         candidate = text(step, True)
         confirm.write_text(candidate, encoding="utf-8")

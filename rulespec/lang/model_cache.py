@@ -34,7 +34,7 @@ from .gc_pause import no_gc
 FORMAT = 2          # the layout of an entry (a header, then the model)
 MAX_ENTRIES = 200   # entries kept (of every kind together); the least recently used go first
 _PACKAGE = Path(__file__).resolve().parent
-_SUFFIXES = (".model", ".code", ".lsp")  # .lsp: rulespec lsp's parsed declarations (rulespec/lsp_analysis.py)
+_SUFFIXES = (".model", ".code", ".lsp")  # .lsp: rulespec lsp's parsed declarations (rulespec/tools/editor/lsp_analysis.py)
 
 
 def enabled() -> bool:

@@ -1,5 +1,5 @@
 """The printing side of ``rulespec fuzz`` and ``rulespec replay`` (the engine side is
-interpreter/fuzz.py).  Progress bars and tables use rich."""
+rulespec/tools/fuzzing/fuzz.py).  Progress bars and tables use rich."""
 from __future__ import annotations
 
 import json
@@ -18,7 +18,7 @@ def _consoles():
 
 
 def _broken_pipe() -> None:
-    raise BrokenPipeError  # rulespec.cli.main turns it into exit status 0
+    raise BrokenPipeError  # rulespec.tools.cli.main turns it into exit status 0
 
 
 def _players_arg(value):
@@ -54,7 +54,7 @@ CHECK_RATE_HELP = (f"the fraction of decisions (0 to 1; default {DEFAULT_CHECK_R
 
 
 def add_fuzz_arguments(p) -> None:
-    """The options of `rulespec fuzz` that this module reads beyond those rulespec/cli.py
+    """The options of `rulespec fuzz` that this module reads beyond those rulespec/tools/cli.py
     declares: ``--counterfactual-rate R`` and ``--check-rate R``."""
     p.add_argument("--counterfactual-rate", type=float, default=DEFAULT_COUNTERFACTUAL_RATE, metavar="R",
                    help=COUNTERFACTUAL_RATE_HELP)
@@ -77,11 +77,11 @@ def fuzz_command(args, load_game, parse_options) -> int:
     from rich.markup import escape
     from rich.table import Table
 
-    from interpreter import fuzz as F
+    from rulespec.tools.fuzzing import fuzz as F
 
     from .cli import UsageError, check_writable, write_output
     if args.workers is None:
-        from interpreter.bench import default_workers
+        from rulespec.tools.bench import default_workers
         args.workers = min(default_workers(), args.games) if args.games >= 1 else 1
     for name in ("games", "workers", "max_steps", "shrink_budget", "max_reports"):
         least = 0 if name in ("shrink_budget", "max_reports") else 1
@@ -260,7 +260,7 @@ def _counterfactual_line(result) -> str:
 
 # ---------------------------------------------------------------------- replay
 def replay_command(args, load_game) -> int:
-    from interpreter import fuzz as F
+    from rulespec.tools.fuzzing import fuzz as F
     d = F.read_replay(args.file)
     rules = args.rules or F.replay_rules_path(d, args.file)
     if not Path(rules).is_file():

@@ -23,8 +23,8 @@ from typing import Optional
 
 import attrs
 
-from .agents import RandomAgent
-from .errors import EngineError
+from rulespec.tools.ai.agents import RandomAgent
+from interpreter.errors import EngineError
 
 
 @attrs.frozen
@@ -141,7 +141,7 @@ _WORKER_GAME = None  # the game a bench worker compiled as it started
 def _start_worker(path: str, source: str) -> None:
     """Compile the rules as the worker starts, so that the runs time play, not compiling."""
     global _WORKER_GAME
-    from .fuzz import _game_from_source, _quiet_worker
+    from rulespec.tools.fuzzing.fuzz import _game_from_source, _quiet_worker
     _quiet_worker()
     _WORKER_GAME = _game_from_source(path, source)
 

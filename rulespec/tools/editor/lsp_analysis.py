@@ -1,6 +1,6 @@
 """What the language server knows about one document: its diagnostics and a symbol index.
 
-No LSP library here (rulespec/lsp.py speaks the protocol): this module takes a document's text
+No LSP library here (rulespec/tools/editor/lsp.py speaks the protocol): this module takes a document's text
 and answers in rulespec's own coordinates (lines and columns from 1, columns in characters).
 
 **Fast re-checks.** Parsing is most of the cost of checking a large file (the biggest shipped
@@ -32,10 +32,10 @@ from typing import NamedTuple, Optional
 
 import attrs
 
-from . import ast as A
-from .diagnostics import Diagnostic
-from .errors import RulesError
-from .source import normalize
+from rulespec.lang import ast as A
+from rulespec.lang.diagnostics import Diagnostic
+from rulespec.lang.errors import RulesError
+from rulespec.lang.source import normalize
 
 DECL_KEYWORDS = ("game", "enum", "option", "property", "card", "zone", "var", "def", "action", "phase",
                  "invariant", "effect", "event", "trigger", "conversion", "rule", "modify")
@@ -219,7 +219,7 @@ class ChunkCache:
 
 def _parse_chunk(chunk: str, line: int, path: str) -> tuple:
     """(decls, []) or (None, diagnostics) for one chunk, in the file's coordinates."""
-    from .parser import _build
+    from rulespec.lang.parser import _build
     try:
         return tuple(_build("\n" * (line - 1) + chunk, path, "start", "file")), []
     except RulesError as e:
@@ -258,20 +258,20 @@ def parse_chunked(text: str, path: str, cache: ChunkCache, used: Optional[list] 
 
 
 # ---------------------------------------------------------------------- kept on disk
-# The parsed declarations and templates of a text, in the model cache's folder (rulespec/model_cache.py:
+# The parsed declarations and templates of a text, in the model cache's folder (rulespec/lang/model_cache.py:
 # the same key scheme, switch and pruning): a document opened again starts warm instead of
 # parsing everything (a 7,000-line file: about 0.3 s instead of about 2.5 s).
 _DISK_FORMAT = "lsp chunks 1"
 
 
 def _disk_entry(text: str, path: str):
-    from . import model_cache
+    from rulespec.lang import model_cache
     return model_cache.key_path(".lsp", text, path, model_cache._language_hash(), _DISK_FORMAT)
 
 
 def load_warm(text: str, path: str, cache: ChunkCache) -> bool:
     """Fill the caches from the disk entry of this text, if there is one."""
-    from . import model_cache
+    from rulespec.lang import model_cache
     if not model_cache.enabled():
         return False
     got = model_cache.read(_disk_entry(normalize(text), path))
@@ -290,7 +290,7 @@ def load_warm(text: str, path: str, cache: ChunkCache) -> bool:
 
 def save_warm(an: "Analysis", cache: ChunkCache) -> None:
     """Keep an analysed text's parsed declarations (and templates) on disk; failures are ignored."""
-    from . import model_cache
+    from rulespec.lang import model_cache
     if not model_cache.enabled() or not an.parsed:
         return
     with cache.lock:
@@ -309,7 +309,7 @@ _TEMPLATE_LOCK = threading.Lock()
 
 @functools.lru_cache(maxsize=1)
 def _checker_class():
-    from .checker import Checker
+    from rulespec.lang.checker import Checker
 
     class LspChecker(Checker):
         """The checker, with the string templates it parses kept from one check to the next."""
@@ -329,7 +329,7 @@ def _checker_class():
 
 def _template_parts(lit: A.StrLit, path: str, source: str) -> tuple:
     """parse_template(lit), kept by the string as written and its column: (parts, []) or (None, diagnostics)."""
-    from .parser import parse_template
+    from rulespec.lang.parser import parse_template
     line = lit.span.line
     raw = _source_line(source, line)[lit.span.col - 1:lit.span.end_col - 1] if lit.span.end_line == line else None
     key = (path, lit.span.col, raw, lit.value)
@@ -893,7 +893,7 @@ class Index:
 
 
 _FIELDS: dict = {}
-# where the checker reads a string as a template (rulespec/checker.py, Checker.template)
+# where the checker reads a string as a template (rulespec/lang/checker.py, Checker.template)
 _TEMPLATE_PLACES = {(A.ActionDecl, "text"), (A.ConversionDecl, "text"), (A.TriggerDecl, "optional"),
                     (A.Choose, "prompt"), (A.Log, "template"), (A.Announce, "template"), (A.ScoreClause, "expr")}
 
@@ -923,7 +923,7 @@ def _dedent(lines: list) -> str:
 
 # ---------------------------------------------------------------------- hover, definition, references
 def _builtin_text(occ: Occurrence) -> Optional[str]:
-    from .checker import BUILTIN_EVENTS, BUILTIN_FUNCS, BUILTIN_NAMES, ENTRY_FIELDS, USE_FIELDS
+    from rulespec.lang.checker import BUILTIN_EVENTS, BUILTIN_FUNCS, BUILTIN_NAMES, ENTRY_FIELDS, USE_FIELDS
     n = occ.name
     if occ.ns == "builtin":
         if n in BUILTIN_NAMES:
@@ -946,7 +946,7 @@ def _builtin_text(occ: Occurrence) -> Optional[str]:
     return None
 
 
-# names the checker puts in scope by itself (rulespec/checker.py: ability_env, check_effect)
+# names the checker puts in scope by itself (rulespec/lang/checker.py: ability_env, check_effect)
 _IMPLICIT = {
     "owner": ("player", "in what a card carries: the player who owns the zone the card is in"),
     "self": ("card", "in what a card carries: the card itself"),
@@ -1120,7 +1120,7 @@ _TYPE_WORDS = ("int", "bool", "text", "player", "card", "list")
 def complete(an: Analysis, line: int, col: int, known: Optional[Index] = None) -> list:
     """What may be written at (line, col). known: the index of the last version that parsed (names
     from declarations the current text breaks)."""
-    from .checker import BUILTIN_EVENTS, BUILTIN_FUNCS, BUILTIN_NAMES, ENTRY_FIELDS
+    from rulespec.lang.checker import BUILTIN_EVENTS, BUILTIN_FUNCS, BUILTIN_NAMES, ENTRY_FIELDS
     idx = an.index
     indexes = [idx] + ([known] if known is not None and known is not idx else [])
     text = an.lines.line_text(line)

@@ -1,0 +1,1 @@
+"""AI adapters: rules as integer decisions and tensors, OpenSpiel, PettingZoo, agents."""

@@ -1,0 +1,1 @@
+"""Editor support: the language server (LSP) and the TextMate grammar's preview."""

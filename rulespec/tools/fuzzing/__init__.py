@@ -1,0 +1,1 @@
+"""Fuzzing: whole-game checks, the counterfactual secrecy check, rulespec fuzz's engine."""

@@ -8,7 +8,7 @@ import importlib
 
 _EXPORTS = {"Action": "actions", "EngineError": "errors", "IllegalActionError": "errors",
             "ActionTypeError": "errors", "SeatError": "errors", "RuleRuntimeError": "errors", "Game": "game", "OptionError": "game", "load": "game",
-            "load_text": "game", "State": "state"}
+            "load_text": "game", "State": "game"}  # State through game.py: see state.use_rules_loader
 
 __all__ = ["Action", "ActionTypeError", "EngineError", "Game", "IllegalActionError", "OptionError",
            "RuleRuntimeError", "SeatError", "State", "load", "load_text"]

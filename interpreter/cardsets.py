@@ -10,10 +10,13 @@ most ``Game.max_choices`` candidates (TooManyChoices past it).
 from __future__ import annotations
 
 from itertools import combinations, product
-from typing import TYPE_CHECKING, Iterator
+from typing import Iterator
 
-if TYPE_CHECKING:
-    from .compiler import CParam, Program
+from .program_parts import CParam
+
+# `prog` below is the compiled game (compiler.Program).  It is not named as a type here: the
+# compiler imports this module (through blocks.py and choices.py), and this module needs only
+# the tables it reads.
 
 DEFAULT_MAX_CHOICES = 100_000  # candidate fillings one decision may list (Game.max_choices changes it)
 
@@ -67,14 +70,14 @@ def _combos(classes: list, k: int, out: list, limit: int = DEFAULT_MAX_CHOICES) 
         _extend(out, _multiset_combos(classes, k), limit)
 
 
-def _sizes(prog: Program, p: CParam, st, env) -> list:
+def _sizes(prog, p: CParam, st, env) -> list:
     if p.size is None:
         return []
     v = p.size(st, env)
     return v if isinstance(v, list) else [v]
 
 
-def card_choices(prog: Program, p: CParam, st, env, who=None, name: str = None, prefilter: bool = True) -> list:
+def card_choices(prog, p: CParam, st, env, who=None, name: str = None, prefilter: bool = True) -> list:
     """Every distinct choice for a card / cards parameter: alike cards (same name and
     properties, same zone) are interchangeable, so each combination of kinds appears once.
     Cards `who` cannot see are alike too: a hidden zone is one class of face-down markers
@@ -160,7 +163,7 @@ def card_choices(prog: Program, p: CParam, st, env, who=None, name: str = None, 
     return out
 
 
-def nothing_to_choose(prog: Program, p: CParam, st, env, who) -> bool:
+def nothing_to_choose(prog, p: CParam, st, env, who) -> bool:
     """Is it sure, without listing, that choice p offers nothing?  For a 'use "NAME"' choice with no
     conversion to NAME in the game, or a 'where c.prop == V' card choice: when no card of that
     name or printed value lies in its zones and lists, and none of its zones is hidden from the
@@ -187,7 +190,7 @@ def nothing_to_choose(prog: Program, p: CParam, st, env, who) -> bool:
     return True
 
 
-def _only_cards(prog: Program, p: CParam, st, env):
+def _only_cards(prog, p: CParam, st, env):
     """The only cards choice p can offer (visible ones), or False when that is not known ahead."""
     if p.zones is None:
         return False
@@ -201,7 +204,7 @@ def _only_cards(prog: Program, p: CParam, st, env):
     return False
 
 
-def _group_pairs(prog: Program, st, pairs, who, name, printed, by_class: dict, seen_zone: dict) -> int:
+def _group_pairs(prog, st, pairs, who, name, printed, by_class: dict, seen_zone: dict) -> int:
     """Group (card, zone) pairs into classes of alike cards (by_class), as card_choices does for a
     zone; returns how many cards joined.  printed: (values, wanted value) or None."""
     kind, n_slots, names = prog.card_kind, len(prog.slots), prog.card_names
@@ -229,7 +232,7 @@ def _group_pairs(prog: Program, st, pairs, who, name, printed, by_class: dict, s
     return total
 
 
-def _group_by(prog: Program, prop_name: str, classes: list) -> list:
+def _group_by(prog, prop_name: str, classes: list) -> list:
     prop = prog.card_names if prop_name == "name" else prog.card_props[prop_name]
     groups: dict = {}
     for item in classes:
@@ -272,7 +275,7 @@ def _sum_choices(p: CParam, st, env, classes: list, sizes, limit: int) -> list:
     return out
 
 
-def _distinct_choices(prog: Program, p: CParam, classes: list, sizes, limit: int) -> list:
+def _distinct_choices(prog, p: CParam, classes: list, sizes, limit: int) -> list:
     """Sets whose cards all differ in a property: k groups of that property, one card from each."""
     groups = _group_by(prog, p.distinct, classes)
     out: list = []
@@ -284,7 +287,7 @@ def _distinct_choices(prog: Program, p: CParam, classes: list, sizes, limit: int
     return out
 
 
-def _wild_choices(prog: Program, p: CParam, st, env, classes: list, sizes, limit: int) -> list:
+def _wild_choices(prog, p: CParam, st, env, classes: list, sizes, limit: int) -> list:
     """Sets of alike cards (``same``) that wild cards may join: each group of alike ordinary
     cards with 0..k-1 wilds added, and the wild cards' own groups on their own."""
     wild, plain = [], []

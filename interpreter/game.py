@@ -17,7 +17,7 @@ from rulespec.lang.source import decode
 from .cardsets import DEFAULT_MAX_CHOICES
 from .compiler import Program
 from .errors import EngineError
-from .state import State, stable_hash
+from .state import State, stable_hash, use_rules_loader
 
 
 class OptionError(EngineError, ValueError):
@@ -149,3 +149,6 @@ def load(path: Union[str, Path]) -> Game:
 
 def load_text(text: str, path: str = "<string>") -> Game:
     return Game(check_text(text, path), path)
+
+
+use_rules_loader(load)  # State.from_json(text) with no game loads the rules the state names

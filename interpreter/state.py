@@ -40,6 +40,18 @@ MAX_AUTOMATIC_STEPS = 100_000  # phases handed over without a decision before we
 CHOICE = "(choice)"  # the name of the actions that answer a choice (no declared action has a parenthesis)
 _PY_ERRORS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError)
 
+# State.from_json without a game loads the rules file the saved state names.  Loading rules is
+# game.py's job, and game.py makes States: it hands its `load` over when it is imported (see
+# use_rules_loader), so that this module never imports it back.  interpreter.State is handed
+# out through game.py, so a State the package gave has it.
+_rules_loader = None
+
+
+def use_rules_loader(load) -> None:
+    """How from_json loads the rules a saved state names when it is given no game (game.py)."""
+    global _rules_loader
+    _rules_loader = load
+
 
 class State(Observation):
     __slots__ = ("game", "prog", "n", "seed", "opts", "vars", "zones", "where", "plays", "active",
@@ -529,17 +541,18 @@ class State(Observation):
     def from_json(cls, text: Union[str, dict], game=None) -> "State":
         """A state from to_json's text (or its dict).  Without `game` the rules file the state
         names is loaded.  A state that does not fit its rules raises StateFormatError."""
-        from .game import Game, load  # game.py makes States: imported when needed
         d = parse_state_text(text)
         owned = not isinstance(text, dict)  # parsed here: the state may keep its lists as they are
-        if game is not None and not isinstance(game, Game):
+        if game is not None and not isinstance(getattr(game, "prog", None), Program):
             raise TypeError(f"from_json() takes the Game the state belongs to (rulespec.load(path)) or None, "
                             f"not {type(game).__name__}")
         if game is None:
             rules = d.get("rules")
             if not isinstance(rules, str):
                 raise StateFormatError("this saved state does not say which rules file it belongs to ('rules')")
-            game = load(rules)
+            if _rules_loader is None:
+                raise StateFormatError("no game given and none loaded: pass the Game (interpreter.load(path))")
+            game = _rules_loader(rules)
         validate_state_dict(d, game)
         if not owned:  # the caller's dict: the state gets copies of what it may change
             d = _copy_of_state_dict(d)

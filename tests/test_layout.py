@@ -1,13 +1,13 @@
-"""The house: three floors, imports only downward, no circles (docs/architecture.md).
+"""The house: three floors, imports only downward, no circles (docs/architecture.md says what stands on each floor).
 
   tools      rulespec/tools/ (and the package faces rulespec/*.py): what people use
   engine     interpreter/: a checked Model to running states
   language   rulespec/lang/: rules text to a checked Model
 
-Every import of every module is read from its syntax tree -- at the top of a file or inside a
-function, but not under `if TYPE_CHECKING:` (those never run) -- and held to two rules: a file
-imports only files of its own floor or the floors below it, and no files import each other in
-a circle.  A failure names the file, the line and the import.
+Every import of every module is read from its syntax tree -- at the top of a file, inside a
+function, or for a type checker only -- and held to two rules: a file imports only files of its
+own floor or the floors below it, and no files import each other in a circle.  A failure names
+the file, the line and the import.
 """
 from __future__ import annotations
 
@@ -49,25 +49,13 @@ def source_files() -> dict:
     return out
 
 
-def _type_checking_lines(tree: ast.AST) -> set:
-    lines = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            for sub in node.body:
-                lines.update(range(sub.lineno, (sub.end_lineno or sub.lineno) + 1))
-    return lines
-
-
 def imports_of(rel: Path, modules: dict) -> list:
     """(line, imported module) for every import of a project module in the file."""
     tree = ast.parse((ROOT / rel).read_text(encoding="utf-8"))
-    skip = _type_checking_lines(tree)
     me = module_name(rel)
     package = me if rel.name == "__init__.py" else me.rsplit(".", 1)[0]
     out = []
     for node in ast.walk(tree):
-        if getattr(node, "lineno", None) in skip:
-            continue
         if isinstance(node, ast.Import):
             for a in node.names:
                 out.append((node.lineno, a.name))

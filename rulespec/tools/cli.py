@@ -12,9 +12,7 @@ from pathlib import Path
 
 from rulespec.lang.errors import RulesError  # light: the language and the engine are imported by the commands that use them
 
-
-class UsageError(Exception):
-    """Bad command-line usage: exit code 2."""
+from .cli_support import OutputError, UsageError, check_writable, write_output  # noqa: F401 (used by tests too)
 
 
 def _load_game(path: str, max_choices: int = None):
@@ -43,41 +41,6 @@ def _parse_options(game, pairs: list[str]) -> dict:
             raise UsageError(f"--option {k.strip()} is given twice")
         out[k.strip()] = game.parse_option(k.strip(), v.strip())
     return out
-
-
-class OutputError(Exception):
-    """A file the command was asked to write cannot be written (the message names it): exit 1."""
-
-
-def write_output(path: str, text: str) -> None:
-    """Write a command's output file; any failure (a missing folder, a full disk, /dev/full)
-    is reported with the file's name."""
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as e:
-        raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
-
-
-def check_writable(path: str, directory: bool = False) -> None:
-    """Fail before a long run when its output could not be written afterwards."""
-    import os
-    p = Path(path)
-    if p.exists():
-        if directory and not p.is_dir():
-            raise OutputError(f"cannot write into {path}: it is not a folder")
-        if not directory and p.is_dir():
-            raise OutputError(f"cannot write {path}: it is a folder")
-        if not os.access(p, os.W_OK):
-            raise OutputError(f"cannot write {path}: permission denied")
-        return
-    parent = p.parent if str(p.parent) else Path(".")
-    while not parent.exists() and parent != parent.parent:
-        if not directory:
-            raise OutputError(f"cannot write {path}: the folder {parent} does not exist")
-        parent = parent.parent
-    if not parent.is_dir() or not os.access(parent, os.W_OK):
-        raise OutputError(f"cannot write {path}: {parent} is not a writable folder")
 
 
 # ---------------------------------------------------------------------- check

@@ -27,7 +27,7 @@ def _players_arg(value):
     try:
         return int(value)
     except ValueError:
-        from .cli import UsageError
+        from .cli_support import UsageError
         raise UsageError(f"--players is a number or 'all', not '{value}'") from None
 
 
@@ -66,7 +66,7 @@ def _rate_arg(args, name: str = "counterfactual_rate", default: float = DEFAULT_
     rate = getattr(args, name, None)
     rate = default if rate is None else rate
     if not isinstance(rate, (int, float)) or isinstance(rate, bool) or not 0 <= rate <= 1:
-        from .cli import UsageError
+        from .cli_support import UsageError
         raise UsageError(f"--{name.replace('_', '-')} is a fraction of {of}, from 0 to 1, not {rate!r}")
     return float(rate)
 
@@ -79,7 +79,7 @@ def fuzz_command(args, load_game, parse_options) -> int:
 
     from rulespec.tools.fuzzing import fuzz as F
 
-    from .cli import UsageError, check_writable, write_output
+    from .cli_support import UsageError, check_writable, write_output
     if args.workers is None:
         from rulespec.tools.bench import default_workers
         args.workers = min(default_workers(), args.games) if args.games >= 1 else 1
@@ -192,7 +192,7 @@ def fuzz_command(args, load_game, parse_options) -> int:
             try:
                 rj, sy = F.write_failure(game, f, options, result.max_steps, args.out)
             except OSError as e:
-                from .cli import OutputError
+                from .cli_support import OutputError
                 raise OutputError(f"cannot write the failing game into {args.out}: {e.strerror or e}"
                                   + (f" ({e.filename})" if getattr(e, "filename", None) else "")) from None
             if not args.shrink_budget:

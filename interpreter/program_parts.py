@@ -1,0 +1,127 @@
+"""The compiled pieces a Program holds (compiler.py makes them): plain records of a zone
+instance, an action and its parameters, an effect, a trigger, a conversion and a phase.  They
+stand apart from the compiler so that the modules the compiler uses (cardsets.py, actions.py)
+can name them without importing it."""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import attrs
+
+from rulespec.lang import ast as A
+from rulespec.lang import types as T
+
+from .abilities import CAbility
+
+
+@attrs.define
+class ZoneSlot:
+    """One zone instance: a shared zone, or one player's copy of a per-player zone."""
+    index: int
+    name: str       # display name: "stock" or "hand[P2]"
+    zone: str       # declared zone name
+    owner: Optional[int]
+    kind: str
+    visibility: str
+
+
+@attrs.define
+class CParam:
+    name: str
+    kind: str
+    domain: Optional[Callable]
+    cond: Optional[Callable]
+    size: Optional[Callable]
+    size_is_range: bool
+    same: Optional[str]
+    multi_zone: bool
+    type: T.Type
+    zones: Optional[list] = None  # when the domain is zones (or a sum of zones): their index functions
+    distinct: Optional[str] = None  # every chosen card has a different value of this property
+    wild: Optional[Callable] = None  # card -> may it join any 'same' group?
+    ordered: bool = False            # players: the order matters
+    nullable: bool = False           # player or none
+    role: Optional[str] = None       # use: the card name it is used as
+    printed: Optional[tuple] = None  # (values of a printed property, fn -> the value it must have):
+                                     # 'where c.power == ji_bu' read before anything else is built
+    wild_static: bool = False        # whether a card is wild is fixed for a game (printed values, options)
+    sum_of: Optional[tuple] = None   # (values of a number property by card, fn -> the total a set must make)
+
+
+@attrs.define
+class CAction:
+    name: str
+    decl: A.ActionDecl
+    params: list
+    requires: list  # [(f, message, Require)] that read the parameters
+    preconditions: list  # [(f, message, Require)] that do not: checked before enumerating choices
+    text: Optional[Callable]
+    effect: Optional[Callable]
+    holds: Optional[Callable] = None  # all of `requires` at once (one call while listing actions)
+    ready: Optional[Callable] = None  # all of `preconditions` at once
+    respond_to: frozenset = frozenset()  # effect names / tags it answers; empty: an ordinary action
+    ability: Optional[CAbility] = None   # the card that gives it (to the owner of the zone it is in)
+    card_slots: tuple = ()  # (parameter, kind) of the parameters that choose cards
+    plan: Optional[object] = None  # what listing it needs (actions._Plan), made when first listed
+
+    def __attrs_post_init__(self):
+        self.card_slots = tuple((p.name, p.kind) for p in self.params if p.kind in ("card", "cards", "use"))
+
+
+@attrs.define
+class CEffect:
+    """An effect that goes on the response stack."""
+    name: str
+    decl: A.EffectDecl
+    tags: frozenset          # its own name and its tags
+    ask: Optional[Callable]  # the players a window asks, in order (default: clockwise after its player)
+    resolve: Optional[int]   # block indices
+    cancelled: Optional[int]
+    fields: list = attrs.field(factory=list)  # [(name, default value function)]
+    mandatory: bool = False
+
+
+@attrs.define
+class CTrigger:
+    name: str
+    index: int                   # declaration order: the tie-break between simultaneous triggers
+    params: list                 # the event's parameter names
+    for_var: Optional[str]
+    for_players: Optional[Callable]
+    when: Optional[Callable]
+    body: int                    # block index
+    timing: str = "on"
+    event: str = ""
+    ability: Optional[CAbility] = None
+    optional: Optional[Callable] = None  # 'optional "prompt"': the prompt's template (None: not optional)
+    fixed: Optional[Callable] = None     # the part of its condition fixed for a game (options only);
+                                         # `when` is the rest (static_conditions.py)
+    pure: bool = True                    # `when` draws no random number
+
+
+@attrs.define
+class CConversion:
+    name: str
+    role: str
+    source: Optional[CParam]     # the cards it is made of (None: no card)
+    requires: list               # [(f, message, Require)]
+    props: list                  # [(property, f)]
+    text: Optional[Callable]
+    ability: Optional[CAbility]
+
+# A stack entry is a list [id, effect name, by, target, cards, against, cancelled, fields]; st.stack
+# holds ids.  fields: a dict of the data the effect declares (this.n).
+
+
+@attrs.define
+class CPhase:
+    name: str
+    decl: A.PhaseDecl
+    enter: Optional[Callable]
+    actor: Optional[Callable]
+    actions: list
+    after: Optional[int]
+    end_when: Optional[Callable]
+    exit: Optional[int]
+    nexts: list  # [(phase name, cond or None)]
+    ready: Optional[Callable] = None  # the phase's own requirements, shared by all its actions

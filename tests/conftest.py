@@ -1,4 +1,4 @@
-"""Pytest runs every scenario file under tests/scenarios/ (see rulespec/tools/scenario.py).
+"""Pytest runs every scenario file under tests/scenarios/ (see rulespec/tools/scenario/).
 
 Each YAML document becomes one test item; a failing scenario is reported with
 the runner's one-line message (file:line: expected ..., got ...).

@@ -1,4 +1,4 @@
-"""Tests of the scenario runner itself (rulespec/tools/scenario.py) and of `rulespec test`."""
+"""Tests of the scenario runner itself (rulespec/tools/scenario/) and of `rulespec test`."""
 from __future__ import annotations
 
 import io

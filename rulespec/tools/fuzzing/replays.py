@@ -53,7 +53,7 @@ def replay_record(game, failure: Failure, options: dict, max_steps: int, base_di
 
 
 def scenario_text(game, failure: Failure, options: dict, base_dir: Path, max_steps: int = DEFAULT_MAX_STEPS) -> str:
-    """A scenario (rulespec/tools/scenario.py) that replays the failing game and fails the same way."""
+    """A scenario (rulespec/tools/scenario/) that replays the failing game and fails the same way."""
     import yaml
     if failure.check == COUNTERFACTUAL and failure.detail:
         return _counterfactual_scenario(game, failure, options, base_dir)

@@ -6,7 +6,7 @@ __version__ = "0.1.0"
 
 def load(path):
     """Load a rules file into a playable Game (see interpreter.load)."""
-    from interpreter import load as _load  # the CLI and this helper are rulespec's only links to the engine
+    from interpreter import load as _load  # imported when called: the language floor (rulespec.lang) runs without the engine
     return _load(path)
 
 

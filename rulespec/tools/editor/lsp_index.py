@@ -510,7 +510,7 @@ class Index:
 
 
 _FIELDS: dict = {}
-# where the checker reads a string as a template (rulespec/lang/checker.py, Checker.template)
+# where the checker reads a string as a template (rulespec/lang/checker/statements.py, Checker.template)
 _TEMPLATE_PLACES = {(A.ActionDecl, "text"), (A.ConversionDecl, "text"), (A.TriggerDecl, "optional"),
                     (A.Choose, "prompt"), (A.Log, "template"), (A.Announce, "template"), (A.ScoreClause, "expr")}
 

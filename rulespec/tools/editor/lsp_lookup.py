@@ -34,7 +34,7 @@ def _builtin_text(occ: Occurrence) -> Optional[str]:
     return None
 
 
-# names the checker puts in scope by itself (rulespec/lang/checker.py: ability_env, check_effect)
+# names the checker puts in scope by itself (rulespec/lang/checker/: ability_env in declarations.py, check_effect in effects.py)
 _IMPLICIT = {
     "owner": ("player", "in what a card carries: the player who owns the zone the card is in"),
     "self": ("card", "in what a card carries: the card itself"),

@@ -1,0 +1,281 @@
+"""The first pass: the symbol table.  Every top-level declaration is collected and named once
+(enums first, since types may name them; cards last, since they need properties), before any
+body is read.
+"""
+from __future__ import annotations
+
+from .. import ast as A
+from .. import types as T
+from ..diagnostics import did_you_mean
+from ..model import Ability, CardInfo, EnumInfo, OptionInfo, PropertyInfo, VarInfo, ZoneInfo
+from .vocabulary import (BUILTIN_EVENTS, BUILTIN_FUNCS, BUILTIN_NAMES, MAX_CARDS, MAX_PLAYERS, QUANTIFIERS,
+                         ZONE_KINDS, ZONE_VISIBILITY)
+
+
+class DeclarationsPass:
+    """Mixin of the Checker: fills its tables (zones, vars, defs, actions, phases, cards, ...)."""
+
+    def declare(self, name: str, kind: str, span: A.Span) -> bool:
+        if name in BUILTIN_NAMES or name in QUANTIFIERS:
+            self.error(span, f"'{name}' is a built-in name and cannot be declared")
+            return False
+        if name in self.global_names:
+            other_kind, other = self.global_names[name]
+            hint = None
+            if kind.startswith("a member of enum") or other_kind.startswith("a member of enum"):
+                hint = ("enum members share one namespace with zones, variables, options and functions "
+                        "(a bare name must say one thing); rename one of them")
+            self.error(span, f"'{name}' is already declared (as {other_kind}, line {other.line})", hint)
+            return False
+        self.global_names[name] = (kind, span)
+        return True
+
+    def resolve_type(self, ref: A.TypeRef) -> T.Type:
+        if ref.name == "list":
+            return T.list_of(self.resolve_type(ref.elem))
+        if ref.name in T.SIMPLE:
+            return T.SIMPLE[ref.name]
+        if ref.name in self.enums:
+            return T.enum_type(ref.name)
+        self.error(ref.span, f"unknown type '{ref.name}'",
+                   did_you_mean(ref.name, list(T.SIMPLE) + list(self.enums)))
+        return T.ANY
+
+    def collect(self) -> None:
+        decls = self.rules.decls
+        # enums first: types may name them
+        for d in decls:
+            if isinstance(d, A.EnumDecl) and self.declare(d.name, "an enum", d.span):
+                members = []
+                for m in d.members:
+                    if m.name in self.enum_member or m.name in members:
+                        self.error(m.span, f"enum member '{m.name}' is already declared")
+                    elif self.declare(m.name, f"a member of enum {d.name}", m.span):
+                        members.append(m.name)
+                        self.enum_member[m.name] = d.name
+                self.enums[d.name] = EnumInfo(d.name, members, d.doc)
+        for d in decls:
+            if isinstance(d, A.GameDecl):
+                if self.game is not None:
+                    self.error(d.span, "a rules file has exactly one 'game' block; this is the second")
+                else:
+                    self.game = d
+                    if not (1 <= d.min_players <= d.max_players):
+                        self.error(d.span, f"players {d.min_players}..{d.max_players} is not a valid range")
+                    elif d.max_players > MAX_PLAYERS:
+                        self.error(d.span, f"players {d.min_players}..{d.max_players}: a game is for at most "
+                                           f"{MAX_PLAYERS} players")
+            elif isinstance(d, A.PropertyDecl):
+                if d.name in self.properties:
+                    self.error(d.span, f"property '{d.name}' is already declared")
+                elif d.name in ("name", "copies"):
+                    self.error(d.span, f"'{d.name}' is built into every card and cannot be declared")
+                else:
+                    self.properties[d.name] = PropertyInfo(d.name, self.resolve_type(d.type), d.doc)
+            elif isinstance(d, A.OptionDecl):
+                if self.declare(d.name, "an option", d.span):
+                    t = self.resolve_type(d.type)
+                    default = self.constant(d.default, t)
+                    self.options[d.name] = OptionInfo(d.name, t, default, d.doc, d)
+            elif isinstance(d, A.ZoneDecl):
+                if self.declare(d.name, "a zone", d.span):
+                    self.zones[d.name] = self.zone_info(d)
+            elif isinstance(d, A.VarDecl):
+                if self.declare(d.name, "a variable", d.span):
+                    self.vars[d.name] = VarInfo(d.name, d.per_player, self.resolve_type(d.type), d.default, d.doc, d)
+            elif isinstance(d, A.DefDecl):
+                if self.declare(d.name, "a function", d.span):
+                    if d.name in BUILTIN_FUNCS:
+                        self.error(d.span, f"'{d.name}' is a built-in function and cannot be redefined")
+                    self.defs[d.name] = d
+                    seen = set()
+                    for prm in d.params:
+                        if prm.name in seen:
+                            self.error(prm.span, f"parameter '{prm.name}' is declared twice")
+                        seen.add(prm.name)
+                    # a def may give a zone itself ('def where_to(p: player): zone = ...'), to move into
+                    rt = T.ZONE if d.rtype.name == "zone" and d.rtype.elem is None else self.resolve_type(d.rtype)
+                    self.def_sigs[d.name] = (tuple(self.resolve_type(prm.type) for prm in d.params), rt)
+            elif isinstance(d, (A.ActionDecl, A.ConversionDecl, A.ModifyDecl)):
+                self.register(d)
+            elif isinstance(d, A.CardDecl):
+                for group in d.abilities:
+                    for item in group.items:
+                        self.abilities[item] = Ability(d.name, group, item)
+                        self.register(item)
+            elif isinstance(d, A.RuleDecl):
+                if self.declare(d.name, "a rule value", d.span):
+                    if d.name in BUILTIN_FUNCS:
+                        self.error(d.span, f"'{d.name}' is a built-in function and cannot be redefined")
+                    self.rules_[d.name] = d
+                    self.rule_sigs[d.name] = (tuple(self.resolve_type(prm.type) for prm in d.params),
+                                              self.resolve_type(d.rtype))
+            elif isinstance(d, A.PhaseDecl):
+                if d.name in self.phases:
+                    self.error(d.span, f"phase '{d.name}' is already declared (line {self.phases[d.name].span.line})")
+                else:
+                    self.phases[d.name] = d
+            elif isinstance(d, A.InvariantDecl):
+                self.invariants.append(d)
+            elif isinstance(d, A.EffectDecl):
+                if d.name in self.effects:
+                    self.error(d.span, f"effect '{d.name}' is already declared (line {self.effects[d.name].span.line})")
+                else:
+                    self.effects[d.name] = d
+                    self.effect_tags.update(t.name for t in d.tags)
+                    self.effect_fields[d.name] = {f.name: self.resolve_type(f.type) for f in d.fields}
+            elif isinstance(d, A.EventDecl):
+                if d.name in self.events or d.name in BUILTIN_EVENTS:
+                    self.error(d.span, f"event '{d.name}' is already declared")
+                else:
+                    self.events[d.name] = d
+            elif isinstance(d, A.TriggerDecl):
+                self.register(d)
+        # cards need properties and enums
+        for d in decls:
+            if isinstance(d, A.CardDecl):
+                self.card_info(d)
+        if self.game is None:
+            self.error(A.NOWHERE, "there is no 'game' block", "start the file with: game \"Name\" { players 2..4 }")
+        if not self.phases:
+            self.error(self.game.span if self.game else A.NOWHERE, "the game declares no phase",
+                       "add: phase play { ... }")
+        if not self.cards:
+            self.warning(A.NOWHERE, "the game declares no card")
+        g = self.game
+        if g is not None:
+            if g.start is not None and g.start.name not in self.phases:
+                self.error(g.start.span, f"unknown phase '{g.start.name}'", did_you_mean(g.start.name, self.phases))
+            if g.cards_start is not None:
+                self.use_zone(g.cards_start.name, g.cards_start.span, shared_only=True)
+            elif self.cards:
+                self.error(g.span, "the game does not say where the cards start",
+                           "add to the game block: cards start in <zone>")
+
+    def register(self, d) -> None:
+        """Declarations that may stand at the top level or inside a card's abilities."""
+        if isinstance(d, A.ActionDecl):
+            if d.name in self.actions:
+                self.error(d.span, f"action '{d.name}' is already declared (line {self.actions[d.name].span.line})")
+            else:
+                self.actions[d.name] = d
+        elif isinstance(d, A.TriggerDecl):
+            if any(t.name == d.name for t in self.triggers):
+                self.error(d.span, f"trigger '{d.name}' is already declared")
+            self.triggers.append(d)
+        elif isinstance(d, A.ConversionDecl):
+            if d.name in self.conversions:
+                self.error(d.span, f"conversion '{d.name}' is already declared "
+                                   f"(line {self.conversions[d.name].span.line})")
+            else:
+                self.conversions[d.name] = d
+        elif isinstance(d, A.ModifyDecl):
+            self.modifies.append(d)
+
+    def ability_env(self, d) -> dict:
+        """The names a declaration carried by a card may use: its owner and the card itself."""
+        return {"owner": T.PLAYER, "self": T.CARD} if d in self.abilities else {}
+
+    def zone_info(self, d: A.ZoneDecl) -> ZoneInfo:
+        kind, vis = "pile", "public"
+        seen_kind = seen_vis = False
+        for a in d.attrs:
+            if a.name in (kind if seen_kind else None, vis if seen_vis else None):
+                self.error(a.span, f"zone '{d.name}' says '{a.name}' twice")
+            elif a.name in ZONE_KINDS:
+                if seen_kind:
+                    self.error(a.span, f"zone '{d.name}' has two kinds ('{kind}' and '{a.name}')")
+                kind, seen_kind = a.name, True
+            elif a.name in ZONE_VISIBILITY:
+                if seen_vis:
+                    self.error(a.span, f"zone '{d.name}' has two visibilities ('{vis}' and '{a.name}')")
+                vis, seen_vis = a.name, True
+            else:
+                self.error(a.span, f"unknown zone attribute '{a.name}'",
+                           did_you_mean(a.name, ZONE_KINDS | ZONE_VISIBILITY) or
+                           "a zone is pile, set or plays, and public, owner or hidden")
+        if vis == "owner" and not d.per_player:
+            self.error(d.span, f"zone '{d.name}' is shared, so it has no owner to see it",
+                       "declare it per player (zone name[player]: ...) or make it public or hidden")
+        return ZoneInfo(d.name, d.per_player, kind, vis, d.doc, d)
+
+    def constant(self, e: A.Expr, t: T.Type):
+        """Evaluate a constant (a literal or an enum member) of type t."""
+        if isinstance(e, A.IntLit) and t in (T.INT, T.ANY):
+            return e.value
+        if isinstance(e, A.Unary) and e.op == "-" and isinstance(e.operand, A.IntLit) and t in (T.INT, T.ANY):
+            return -e.operand.value
+        if isinstance(e, A.BoolLit) and t in (T.BOOL, T.ANY):
+            return e.value
+        if isinstance(e, A.StrLit) and t in (T.TEXT, T.ANY):
+            return e.value
+        if isinstance(e, A.NoneLit) and t.name in T.NULLABLE | {"enum"}:
+            return None
+        if isinstance(e, A.Name) and t.name == "enum":
+            if self.enum_member.get(e.name) == t.enum:
+                return e.name
+            self.error(e.span, f"'{e.name}' is not a member of {t.enum}",
+                       did_you_mean(e.name, self.enums[t.enum].members) if t.enum in self.enums else None)
+            return None
+        if t == T.ANY:
+            return None
+        self.error(e.span, f"expected a constant of type {t}")
+        return None
+
+    def card_info(self, d: A.CardDecl) -> None:
+        props = {}
+        copies = 1
+        seen_copies = False
+        for f in d.fields:
+            if f.name == "copies":
+                if seen_copies:
+                    self.error(f.span, "'copies' is given twice")
+                seen_copies = True
+                copies = self.constant(f.value, T.INT)
+                if isinstance(copies, int) and copies < 1:
+                    self.error(f.value.span, "a card needs at least 1 copy")
+                    copies = 1
+                elif isinstance(copies, int) and copies > MAX_CARDS:
+                    self.error(f.value.span, f"{copies} copies is too many: a deck holds at most {MAX_CARDS} cards")
+                    copies = 1
+                continue
+            info = self.properties.get(f.name)
+            if info is None:
+                self.error(f.span, f"unknown card property '{f.name}'",
+                           did_you_mean(f.name, list(self.properties) + ["copies"]))
+                continue
+            if f.name in props:
+                self.error(f.span, f"property '{f.name}' is given twice")
+            props[f.name] = self.constant(f.value, info.type)
+        for name, info in self.properties.items():
+            if name not in props:
+                props[name] = {"int": 0, "bool": False, "text": ""}.get(info.type.name)
+        copy_props = []
+        if d.copies:
+            if seen_copies:
+                self.error(d.span, f"card '{d.name}' gives both 'copies' and 'copy' blocks",
+                           "with 'copy { ... }' blocks, each block is one physical card")
+            for fields in d.copies:
+                own = dict(props)
+                seen = set()
+                for f in fields:
+                    info = self.properties.get(f.name)
+                    if info is None:
+                        self.error(f.span, f"unknown card property '{f.name}'", did_you_mean(f.name, self.properties))
+                        continue
+                    if f.name in seen:
+                        self.error(f.span, f"property '{f.name}' is given twice")
+                    seen.add(f.name)
+                    own[f.name] = self.constant(f.value, info.type)
+                copy_props.append(own)
+            copies = len(d.copies)
+        if d.name in self.card_names:
+            self.error(d.span, f"card '{d.name}' is already declared", "give it more copies instead")
+            return
+        copies = copies if isinstance(copies, int) else 1
+        total = self.deck_size
+        if total <= MAX_CARDS < total + copies:
+            self.error(d.span, f"with card '{d.name}' the deck holds {total + copies} cards; at most {MAX_CARDS}")
+        self.cards.append(CardInfo(d.name, props, copies, d.doc, copy_props, d.abilities))
+        self.card_names.add(d.name)
+        self.deck_size += copies

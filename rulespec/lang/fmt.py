@@ -29,13 +29,12 @@ The file must parse: a syntax error is a RulesError (file:line:col) and nothing 
 """
 from __future__ import annotations
 
-import contextlib
-import gc
 import re
 from functools import lru_cache
 from pathlib import Path
 
 from .errors import RulesError
+from .gc_pause import no_gc
 from .source import normalize
 
 __all__ = ["format_text", "format_file", "ast_shape", "FormatError", "KEYWORDS"]
@@ -233,28 +232,12 @@ def _indent_width(raw: str) -> int:
     return len(raw.expandtabs(4))
 
 
-@contextlib.contextmanager
-def _gc_paused():
-    """Python's cyclic garbage collector, paused (reference counting still frees what is dropped).
-
-    Formatting makes objects by the million (tokens, the parse tree), and each full collection
-    walks every live one: on a file of 20,000 lines the collector took more time than the
-    formatting, and more a line the larger the file."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def format_text(text: str, path: str = "<string>") -> str:
     """The canonical layout of a rules file's text (see the module's doc), with LF line ends.
 
     Raises RulesError (the parser's diagnostics) when the text does not parse, and FormatError
     if the result's tokens differed from the text's (a bug: it cannot happen)."""
-    with _gc_paused():
+    with no_gc():  # formatting makes objects by the million: see gc_pause.py
         return _format(normalize(text), path)[0]
 
 
@@ -409,7 +392,7 @@ def format_file(path: str, *, verify: bool = True) -> tuple:
     to it gives an equal AST, so this is as strict as comparing ASTs, at a third of the cost."""
     from .source import read_source
     text = read_source(path)
-    with _gc_paused():
+    with no_gc():  # formatting makes objects by the million: see gc_pause.py
         new, tree = _format(normalize(text), str(path))
         if verify and new != text and not _parses_to(new, tree, str(path)):
             raise FormatError(f"{path}: formatting would change the meaning of the file (a bug in "

@@ -1,4 +1,6 @@
-"""Pausing the garbage collector while a large, long-lived structure is built."""
+"""Pausing the garbage collector while objects are made by the hundred thousand: a model, a
+compiled program, a formatted file (on a 20,000-line file the collector cost more than the
+formatting, and more a line the larger the file)."""
 from __future__ import annotations
 
 import contextlib

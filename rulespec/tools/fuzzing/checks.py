@@ -447,12 +447,16 @@ class LogMemory:
         return out
 
 
+def first_different_line(a: list, b: list) -> tuple[int, str, str]:
+    """(index, a's line, b's line) of the first line where two logs differ ("(nothing)" past
+    the end of the shorter one), for a message."""
+    i = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return i, a[i].strip() if i < len(a) else "(nothing)", b[i].strip() if i < len(b) else "(nothing)"
+
+
 def _past_line_changed(v: int, before: list, now: list) -> str:
-    i = next((i for i, (x, y) in enumerate(zip(before, now)) if x != y), min(len(before), len(now)))
-    who = f"P{v + 1}'s log"
-    x = before[i].strip()
-    y = now[i].strip() if i < len(now) else "(nothing)"
-    return f"{who} changed a past line: line {i + 1} read {x!r} when it was written, and reads {y!r} now"
+    i, x, y = first_different_line(before, now)
+    return f"P{v + 1}'s log changed a past line: line {i + 1} read {x!r} when it was written, and reads {y!r} now"
 
 
 # ---------------------------------------------------------------------- a whole game

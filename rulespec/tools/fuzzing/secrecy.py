@@ -91,6 +91,8 @@ from interpreter import rng as rng_module
 from interpreter.errors import EngineError
 from interpreter.state import State
 
+from .checks import first_different_line
+
 CHECK = "secrecy (counterfactual)"
 MIN_CUT = 2  # the shortest cut compared (see cuts_for)
 WINDOW_PHRASE = "asked in a response window"  # in every message about who is asked in a window
@@ -357,9 +359,7 @@ def _describe(v: int, a: tuple, b: tuple) -> Optional[tuple[str, str, list]]:
         return "observation", (f"{pv}'s observation differs at {path}: {_short(x)} as played, {_short(y)} "
                                f"when the cards {pv} never saw are re-dealt"), steps
     if log_a != log_b:
-        i = next((i for i, (x, y) in enumerate(zip(log_a, log_b)) if x != y), min(len(log_a), len(log_b)))
-        x = log_a[i].strip() if i < len(log_a) else "(nothing)"
-        y = log_b[i].strip() if i < len(log_b) else "(nothing)"
+        _, x, y = first_different_line(log_a, log_b)
         return "log", f"{pv}'s log differs: {x!r} as played, {y!r} when the cards {pv} never saw are re-dealt", steps
     return None
 
@@ -373,9 +373,7 @@ def _past_changed(w, v: int, views, k: int) -> Optional[str]:
     now = w.log_lines(v)
     if now == then:
         return None
-    i = next((i for i, (x, y) in enumerate(zip(then, now)) if x != y), min(len(then), len(now)))
-    x = then[i].strip() if i < len(then) else "(nothing)"
-    y = now[i].strip() if i < len(now) else "(nothing)"
+    i, x, y = first_different_line(then, now)
     return (f"P{v + 1}'s log changes its past: line {i + 1} read {x!r} as played, but {y!r} later "
             f"when the cards P{v + 1} never saw are re-dealt")
 

@@ -588,13 +588,7 @@ def main(argv=None) -> int:
     except UsageError as e:
         print(f"rulespec {args.command}: error: {e}", file=sys.stderr)
         return 2
-    except OutputError as e:
-        print(f"rulespec {args.command}: error: {e}", file=sys.stderr)
-        return 1
-    except EngineError as e:
-        print(f"rulespec {args.command}: error: {e}", file=sys.stderr)
-        return 1
-    except ValueError as e:
+    except (OutputError, EngineError, ValueError) as e:  # a file not written, the engine's refusal, a bad value
         print(f"rulespec {args.command}: error: {e}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # before OSError, its base class: `rulespec play ... | head` is not an error

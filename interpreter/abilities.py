@@ -29,6 +29,7 @@ class CAbility:
     fixed: Optional[Callable] = None  # the part fixed for a whole game (static_conditions.py)
     key: int = 0           # the group's number (what a game remembers of `fixed` is keyed by it)
     pure: bool = True      # `when` draws no random number (so it may be read after other conditions)
+    by_owner: dict = attrs.field(factory=dict)  # player -> the zones of `slots` the player owns
 
 
 def face_down_holders(st, slots) -> list:
@@ -47,6 +48,19 @@ def face_down_holders(st, slots) -> list:
         if not shown or any(c not in shown for c in cards):  # (a card shown to all is not face down)
             out.append(p)
     return out
+
+
+def face_down_in(st, zones: frozenset) -> bool:
+    """Does one of these zones (all owned by one player) hold a card not every player sees?
+    (face_down_holders for one player.)"""
+    all_zones, slots, revealed, shown = st.zones, st.prog.slots, st.revealed, st.shown
+    for zi in zones:
+        cards = all_zones[zi]
+        if not cards or slots[zi].visibility == "public" or zi in revealed:
+            continue
+        if not shown or any(c not in shown for c in cards):
+            return True
+    return False
 
 
 def could_apply(st, ab: CAbility, p: int, cond: Optional[Callable], base: Optional[dict] = None,
@@ -114,6 +128,7 @@ class CModify:
     value: Callable
     when: Optional[Callable]
     ability: Optional[CAbility]
+    owner_arg: Optional[int] = None  # the argument `when` says is the card's owner (owner_keys.py)
 
 
 @attrs.define

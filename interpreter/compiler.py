@@ -26,6 +26,7 @@ from .expressions import ExpressionCompiler
 from .names import player_name
 from .program_parts import CAction, CConversion, CEffect, CParam, CPhase, CTrigger, ZoneSlot  # noqa: F401 (re-exported)
 from .rng import Rng
+from .owner_keys import owner_key, zones_by_owner
 from .static_conditions import StaticAnalysis, conjuncts, split_static
 
 _SELF = frozenset(["self"])  # in a card's group condition, the card is fixed for a game; its owner is not
@@ -156,7 +157,7 @@ class Program:
                 ab.card, tuple(self.copies_of.get(ab.card, [])), slots,
                 self.exprs.all_of(rest) if rest else None,
                 self.exprs.all_of(fixed) if fixed else None, len(self.ability_groups),
-                not any(self.exprs.draws(e) for e in rest))
+                not any(self.exprs.draws(e) for e in rest), zones_by_owner(self.slots, slots))
         return got
 
     def fail(self, node, msg: str):
@@ -562,7 +563,10 @@ class Program:
                         self.template(t.optional) if t.optional is not None else None,
                         self.exprs.all_of(fixed) if fixed else None,
                         # (only a card's trigger reads its purity: events.jobs_for)
-                        ab is None or not any(self.exprs.draws(e) for e in rest))
+                        ab is None or not any(self.exprs.draws(e) for e in rest),
+                        # (read only when skipping the condition for other players changes nothing)
+                        owner_key(self.model.refs, rest, set(params) - {"owner", "self", t.for_var})
+                        if ab is not None and ab.pure and not any(self.exprs.draws(e) for e in rest) else None)
 
     def _compile_conversion(self, c: A.ConversionDecl) -> CConversion:
         return CConversion(c.name, c.role, self.compile_param(c.source) if c.source is not None else None,
@@ -579,8 +583,13 @@ class Program:
         for m in self.model.modifies:
             rule = self.rules.get(m.rule.name)
             if rule is not None:
+                ab = self.ability(m)
+                # (read only when skipping the condition for other players changes nothing)
+                key = owner_key(self.model.refs, conjuncts(m.when), set(m.args) - {"owner", "self"}) \
+                    if ab is not None and ab.pure and m.when is not None and not self.exprs.draws(m.when) else None
                 rule.modifies.append(CModify(list(m.args), self.expr(m.value),
-                                             self.expr(m.when) if m.when is not None else None, self.ability(m)))
+                                             self.expr(m.when) if m.when is not None else None, ab,
+                                             list(m.args).index(key) if key is not None else None))
 
     # ------------------------------------------------------------------ actions and phases
     def compile_param(self, p: A.ActionParam) -> CParam:

@@ -26,7 +26,7 @@ after that player's other jobs and takes no part in ordering their cards' trigge
 """
 from __future__ import annotations
 
-from .abilities import could_apply, face_down_holders, instances
+from .abilities import could_apply, face_down_holders, face_down_in, instances
 from .frames import EMIT_BLOCK
 from .static_conditions import live_copies, live_only
 
@@ -34,35 +34,48 @@ SECRET = -1  # the trigger index of a secret job (see the module's docstring)
 
 
 def jobs_for(st, event: str, timing: str, rec: dict) -> list:
-    key = (event, timing)
-    trigs = st.prog.triggers_at.get(key)
-    if not trigs:
+    trigs, optional = _live_at(st, (event, timing))
+    if not trigs and not optional:
         return []
-    trigs = live_only(st, ("triggers", key), trigs)  # cards that cannot work in this game are left out
     first = st.active if st.active is not None else 0
     n = st.n
     jobs = []
     secret = None  # player -> [[trigger index, card], ...]: optional triggers of face-down cards firing now
-    base = {k: v for k, v in rec.items() if k != "prevented"}
+    base = dict(rec)
+    base.pop("prevented", None)
     where, slots, live = st.where, st.prog.slots, st.opts.live
     for t in trigs:
         ab = t.ability
         if ab is not None:
             if t.pure and ab.pure:  # the trigger's own condition first: it fails for most cards
-                when, group, works_in = t.when, ab.when, ab.slots
+                when, group = t.when, ab.when
                 copies = ab.copies if ab.fixed is None else (live.get(ab.key) or live_copies(st, ab))
                 found = []
-                for c in copies:  # (abilities.placed, written out: this runs for every event)
-                    zi = where[c]
-                    if zi not in works_in:
+                key = t.owner_key
+                if key is not None:  # only the copies of the player its condition names (owner_keys.py)
+                    p = base[key]
+                    mine = ab.by_owner.get(p)
+                    if mine is None or p >= n:
                         continue
-                    owner = slots[zi].owner
-                    if owner is None or owner >= n:
-                        continue
-                    env = dict(base)
-                    env["owner"], env["self"] = owner, c
-                    if (when is None or when(st, env)) and (group is None or group(st, env)):
-                        found.append((c, owner))
+                    for c in copies:
+                        if where[c] in mine:
+                            env = dict(base)
+                            env["owner"], env["self"] = p, c
+                            if (when is None or when(st, env)) and (group is None or group(st, env)):
+                                found.append((c, p))
+                else:
+                    works_in = ab.slots
+                    for c in copies:  # (abilities.placed, written out: this runs for every event)
+                        zi = where[c]
+                        if zi not in works_in:
+                            continue
+                        owner = slots[zi].owner
+                        if owner is None or owner >= n:
+                            continue
+                        env = dict(base)
+                        env["owner"], env["self"] = owner, c
+                        if (when is None or when(st, env)) and (group is None or group(st, env)):
+                            found.append((c, owner))
             else:
                 found = [(c, owner) for c, owner in instances(st, ab)
                          if t.when is None or t.when(st, {**base, "owner": owner, "self": c})]
@@ -82,14 +95,34 @@ def jobs_for(st, event: str, timing: str, rec: dict) -> list:
             env[t.for_var] = p
             if t.when is None or t.when(st, env):
                 jobs.append([(p - first) % n, t.index, -1, None, p])
-    # rules' triggers before cards' triggers of the same player; declaration order otherwise
-    jobs.sort(key=lambda j: (j[0], j[2] >= 0, j[1]))
-    optional = st.prog.secret_at.get(key)
-    if optional:
-        optional = live_only(st, ("secret", key), optional)
+    if len(jobs) > 1:  # rules' triggers before cards' triggers of the same player; declaration order otherwise
+        jobs.sort(key=_job_order)
     if optional:
         add_secret_jobs(st, jobs, secret or {}, secret_candidates(st, optional, base), first)
     return jobs
+
+
+def _job_order(j: list) -> tuple:
+    return j[0], j[2] >= 0, j[1]
+
+
+_LIVE_AT = "jobs"  # the key of st.opts.live that keeps _live_at's answers
+
+
+def _live_at(st, key: tuple) -> tuple:
+    """(the triggers at an (event, timing) that can run in this game, the optional ones of cards
+    that may lie face down), decided once per set of options (static_conditions.py)."""
+    memo = st.opts.live.get(_LIVE_AT)
+    if memo is None:
+        memo = st.opts.live[_LIVE_AT] = {}
+    got = memo.get(key)
+    if got is None:
+        prog = st.prog
+        trigs = prog.triggers_at.get(key)
+        optional = prog.secret_at.get(key)
+        got = memo[key] = (live_only(st, ("triggers", key), trigs) if trigs else [],
+                           live_only(st, ("secret", key), optional) if optional else [])
+    return got
 
 
 def secret_candidates(st, optional: list, base: dict) -> set:
@@ -99,8 +132,24 @@ def secret_candidates(st, optional: list, base: dict) -> set:
     would it fire?").  Only who they are and what is public decides it, never which card."""
     out: set = set()
     holders: dict = {}  # the zones of an ability -> who has a face-down card there (many triggers share them)
+    hidden: dict = {}   # one player's zones of an ability -> is a face-down card there?
+    n = st.n
     for t in optional:
         ab = t.ability
+        key = t.owner_key
+        if key is not None:  # only the player its condition names can be asked (owner_keys.py)
+            p = base[key]
+            if p in out:
+                continue
+            mine = ab.by_owner.get(p)
+            if mine is None or p >= n:
+                continue
+            down = hidden.get(mine)
+            if down is None:
+                down = hidden[mine] = face_down_in(st, mine)
+            if down and could_apply(st, ab, p, t.when, base, True):
+                out.add(p)
+            continue
         players = holders.get(ab.slots)
         if players is None:
             players = holders[ab.slots] = face_down_holders(st, ab.slots)

@@ -97,6 +97,8 @@ class CTrigger:
     fixed: Optional[Callable] = None     # the part of its condition fixed for a game (options only);
                                          # `when` is the rest (static_conditions.py)
     pure: bool = True                    # `when` draws no random number
+    owner_key: Optional[str] = None      # a card's trigger: the event's field its condition says is `owner`
+                                         # (owner_keys.py: only that player's copies are read)
 
 
 @attrs.define

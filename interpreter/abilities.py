@@ -113,7 +113,16 @@ def active_for(st, ab: Optional[CAbility], player: int) -> list:
     """The copies of ab's card that work for `player` now ([None] for a top-level declaration)."""
     if ab is None:
         return [None]
-    return [c for c, owner in instances(st, ab) if owner == player]
+    if not ab.pure:  # its condition is read for every copy in place, whoever owns it
+        return [c for c, owner in instances(st, ab) if owner == player]
+    mine = ab.by_owner.get(player)
+    if mine is None or player >= st.n:
+        return []
+    copies = ab.copies if ab.fixed is None else (st.opts.live.get(ab.key) or live_copies(st, ab))
+    where, when = st.where, ab.when
+    if when is None:
+        return [c for c in copies if where[c] in mine]
+    return [c for c in copies if where[c] in mine and when(st, {"owner": player, "self": c})]
 
 
 _MISSING = object()
@@ -167,6 +176,14 @@ class CRule:
             if m.ability is None:
                 if m.when is None or m.when(st, env):
                     v = combine(v, m.value(st, env))
+                continue
+            if m.owner_arg is not None:  # only the copies of the player its condition names (owner_keys.py)
+                p = args[m.owner_arg]
+                for c in active_for(st, m.ability, p):
+                    e = dict(env)
+                    e["owner"], e["self"] = p, c
+                    if m.when(st, e):
+                        v = combine(v, m.value(st, e))
                 continue
             for c, owner in instances(st, m.ability):
                 e = dict(env)

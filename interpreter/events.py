@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from .abilities import could_apply, face_down_holders, face_down_in, instances
 from .frames import EMIT_BLOCK
+from .owner_keys import key_player
 from .static_conditions import live_copies, live_only
 
 SECRET = -1  # the trigger index of a secret job (see the module's docstring)
@@ -53,7 +54,7 @@ def jobs_for(st, event: str, timing: str, rec: dict) -> list:
                 found = []
                 key = t.owner_key
                 if key is not None:  # only the copies of the player its condition names (owner_keys.py)
-                    p = base[key]
+                    p = base[key] if t.owner_zones is None else key_player(st, base[key], t.owner_zones)
                     mine = ab.by_owner.get(p)
                     if mine is None or p >= n:
                         continue
@@ -64,7 +65,7 @@ def jobs_for(st, event: str, timing: str, rec: dict) -> list:
                             if (when is None or when(st, env)) and (group is None or group(st, env)):
                                 found.append((c, p))
                 else:
-                    works_in = ab.slots
+                    works_in, guard = ab.slots, t.guard
                     for c in copies:  # (abilities.placed, written out: this runs for every event)
                         zi = where[c]
                         if zi not in works_in:
@@ -72,6 +73,10 @@ def jobs_for(st, event: str, timing: str, rec: dict) -> list:
                         owner = slots[zi].owner
                         if owner is None or owner >= n:
                             continue
+                        if guard is not None:  # the part of `when` alike for all copies, read at the first
+                            if not guard(st, base):
+                                break
+                            guard = None
                         env = dict(base)
                         env["owner"], env["self"] = owner, c
                         if (when is None or when(st, env)) and (group is None or group(st, env)):
@@ -138,7 +143,7 @@ def secret_candidates(st, optional: list, base: dict) -> set:
         ab = t.ability
         key = t.owner_key
         if key is not None:  # only the player its condition names can be asked (owner_keys.py)
-            p = base[key]
+            p = base[key] if t.owner_zones is None else key_player(st, base[key], t.owner_zones)
             if p in out:
                 continue
             mine = ab.by_owner.get(p)
@@ -153,8 +158,15 @@ def secret_candidates(st, optional: list, base: dict) -> set:
         players = holders.get(ab.slots)
         if players is None:
             players = holders[ab.slots] = face_down_holders(st, ab.slots)
+        guard = t.guard
         for p in players:
-            if p not in out and could_apply(st, ab, p, t.when, base, t.pure and ab.pure):
+            if p in out:
+                continue
+            if guard is not None:  # the part of `when` alike for all players, read at the first
+                if not guard(st, base):
+                    break
+                guard = None
+            if could_apply(st, ab, p, t.when, base, t.pure and ab.pure):
                 out.add(p)
     return out
 

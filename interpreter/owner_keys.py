@@ -1,12 +1,18 @@
 """Which player a card's trigger or modify line can work for, read from its condition once.
 
-Most conditions of a card's trigger start with ``p == owner``: the event's player must be the
-card's owner (``on phase_begins when p == owner and name == "start"``), and a modify line
+Most conditions of a card's trigger name the one player whose card it can be: the event's
+player must be the card's owner (``on phase_begins when p == owner and name == "start"``), or
+the cards left the owner's zone (``after moved when source == hand[owner]``); a modify line
 likewise names the rule's argument (``modify distance_bonus(a, b) = 1 when b == owner``).  The
-compiler finds such a conjunct (``split_owner_key``), and the engine then looks only at the
-copies of the card that the named player owns, without reading the condition for anyone else.
-Since the condition draws no random number and has no side effect (the engine checks that
-before it skips a reading), its value is the same: only the work of finding it out is saved.
+compiler finds such a conjunct (``owner_key``), and the engine then looks only at the copies of
+the card that player owns, without reading the condition for anyone else.
+
+Conditions that do not say whose card it is often start with a test of the event alone
+(``when name == "end" and p != owner ...``): ``guard_parts`` is that test, read once for all
+the copies instead of once for each.
+
+Both are used only for conditions that draw no random number (the compiler checks): a
+condition has no other effect, so reading it for fewer players changes nothing but the work.
 """
 from __future__ import annotations
 
@@ -15,22 +21,62 @@ from typing import Optional
 from rulespec.lang import ast as A
 
 
-def owner_key(refs: dict, parts: list, names) -> Optional[str]:
-    """The first local of `names` that one of a condition's conjuncts (`parts`: see
-    static_conditions.conjuncts) compares with ``owner`` (``NAME == owner`` or ``owner ==
-    NAME``), or None.  Only plain locals count: reading one cannot fail."""
+def owner_key(refs: dict, parts: list, names) -> Optional[tuple]:
+    """(local, zones) from the first of a condition's conjuncts (`parts`: see
+    static_conditions.conjuncts) that says which player is ``owner``:
+
+      * ``NAME == owner`` (or ``owner == NAME``): (NAME, None): the player NAME holds;
+      * ``NAME == Z[owner]``, or several such joined by ``or`` (``source == hand[owner] or
+        source == equip[owner]``): (NAME, {Z, ...}): the owner of the zone NAME holds, when it
+        is one of those zones (none otherwise).
+
+    NAME is one of `names` (locals the caller binds before the condition is read); None when no
+    conjunct says it.  Only plain locals count: reading one cannot fail."""
     for part in parts:
-        if not (isinstance(part, A.BinOp) and part.op == "==" and isinstance(part.left, A.Name)
-                and isinstance(part.right, A.Name)):
-            continue
-        left, right = part.left, part.right
-        if refs.get(left, ("",))[0] != "local" or refs.get(right, ("",))[0] != "local":
-            continue
-        if right.name == "owner" and left.name in names:
-            return left.name
-        if left.name == "owner" and right.name in names:
-            return right.name
+        got = _key_of(refs, part, names)
+        if got is not None:
+            return got
     return None
+
+
+def _key_of(refs: dict, e, names) -> Optional[tuple]:
+    if isinstance(e, A.BinOp) and e.op == "==":
+        for a, b in ((e.left, e.right), (e.right, e.left)):
+            if not (isinstance(a, A.Name) and a.name in names and _is_local(refs, a)):
+                continue
+            if isinstance(b, A.Name) and b.name == "owner" and _is_local(refs, b):
+                return a.name, None
+            if isinstance(b, A.Index) and refs.get(b, ("",))[0] == "pzone" and isinstance(b.index, A.Name) \
+                    and b.index.name == "owner" and _is_local(refs, b.index):
+                return a.name, frozenset([refs[b][1].name])
+        return None
+    if isinstance(e, A.Chain) and all(op == "or" for op in e.ops):
+        keys = [_key_of(refs, x, names) for x in e.operands]
+        if all(k is not None and k[1] is not None for k in keys) and len({k[0] for k in keys}) == 1:
+            return keys[0][0], frozenset().union(*(k[1] for k in keys))
+    return None
+
+
+def _is_local(refs: dict, name: A.Name) -> bool:
+    return refs.get(name, ("",))[0] == "local"
+
+
+def guard_parts(refs: dict, parts: list) -> list:
+    """The conjuncts at the head of a condition that read neither ``owner`` nor ``self``: true or
+    false for every copy of a card alike.  (Only the head: a later one may rely on an earlier
+    one that reads the owner, and must not be read where the condition would not read it.)"""
+    out = []
+    for part in parts:
+        if _reads_owner(refs, part):
+            break
+        out.append(part)
+    return out
+
+
+def _reads_owner(refs: dict, e) -> bool:
+    if isinstance(e, A.Name):
+        return e.name in ("owner", "self") and _is_local(refs, e)
+    return any(_reads_owner(refs, c) for c in A.children(e))
 
 
 def zones_by_owner(slots: list, zones: frozenset) -> dict:
@@ -41,3 +87,14 @@ def zones_by_owner(slots: list, zones: frozenset) -> dict:
         if p is not None:
             out.setdefault(p, set()).add(zi)
     return {p: frozenset(z) for p, z in out.items()}
+
+
+def key_player(st, value, zones: Optional[frozenset]):
+    """The player an owner key names (see owner_key), given the value of its local: that value
+    itself, or the owner of the zone it holds (None when the zone is not one of `zones`)."""
+    if zones is None:
+        return value
+    if type(value) is not int or not 0 <= value < len(st.prog.slots):
+        return None
+    slot = st.prog.slots[value]
+    return slot.owner if slot.zone in zones else None

@@ -30,23 +30,24 @@ class CAbility:
     key: int = 0           # the group's number (what a game remembers of `fixed` is keyed by it)
     pure: bool = True      # `when` draws no random number (so it may be read after other conditions)
     by_owner: dict = attrs.field(factory=dict)  # player -> the zones of `slots` the player owns
+    hidden: tuple = ()     # ((zone, owner), ...) of the zones of `slots` a player owns that are not public
 
 
-def face_down_holders(st, slots) -> list:
-    """The players who own one of these zones holding a card not every player sees (in zone
-    order).  Public: it says where face-down cards are, never which."""
-    zones, owners, n, out = st.zones, st.prog.slots, st.n, []
-    revealed, shown = st.revealed, st.shown
-    for zi in slots:
+def face_down_holders(st, ab: CAbility) -> list:
+    """The players who own one of the zones where ab's card works, holding a card not every player
+    sees (in zone order).  Public: it says where face-down cards are, never which."""
+    zones, n, revealed, shown, out = st.zones, st.n, st.revealed, st.shown, []
+    seen = None  # the cards shown to all, as a set (made when first needed)
+    for zi, p in ab.hidden:
         cards = zones[zi]
-        if not cards:
+        if not cards or p >= n or p in out or zi in revealed:
             continue
-        slot = owners[zi]
-        p = slot.owner
-        if p is None or p >= n or p in out or slot.visibility == "public" or zi in revealed:
-            continue
-        if not shown or any(c not in shown for c in cards):  # (a card shown to all is not face down)
-            out.append(p)
+        if shown:  # (a card shown to all is not face down)
+            if seen is None:
+                seen = set(shown)
+            if seen.issuperset(cards):
+                continue
+        out.append(p)
     return out
 
 

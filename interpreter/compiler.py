@@ -157,7 +157,9 @@ class Program:
                 ab.card, tuple(self.copies_of.get(ab.card, [])), slots,
                 self.exprs.all_of(rest) if rest else None,
                 self.exprs.all_of(fixed) if fixed else None, len(self.ability_groups),
-                not any(self.exprs.draws(e) for e in rest), zones_by_owner(self.slots, slots))
+                not any(self.exprs.draws(e) for e in rest), zones_by_owner(self.slots, slots),
+                tuple((zi, self.slots[zi].owner) for zi in slots  # (in the order the engine always read them)
+                      if self.slots[zi].owner is not None and self.slots[zi].visibility != "public"))
         return got
 
     def fail(self, node, msg: str):

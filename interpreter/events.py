@@ -29,67 +29,26 @@ from __future__ import annotations
 from .abilities import could_apply, face_down_holders, face_down_in, instances
 from .frames import EMIT_BLOCK
 from .owner_keys import key_player
-from .static_conditions import live_copies, live_only
+from .static_conditions import live_copies
+from .trigger_plans import plan_at
 
 SECRET = -1  # the trigger index of a secret job (see the module's docstring)
 
 
 def jobs_for(st, event: str, timing: str, rec: dict) -> list:
-    trigs, optional = _live_at(st, (event, timing))
-    if not trigs and not optional:
+    plan = plan_at(st, (event, timing))
+    others, groups = plan.others, plan.groups
+    if not others and not groups:  # (the optional triggers are some of these)
         return []
     first = st.active if st.active is not None else 0
     n = st.n
     jobs = []
-    secret = None  # player -> [[trigger index, card], ...]: optional triggers of face-down cards firing now
     base = dict(rec)
     base.pop("prevented", None)
-    where, slots, live = st.where, st.prog.slots, st.opts.live
-    for t in trigs:
-        ab = t.ability
-        if ab is not None:
-            if t.pure and ab.pure:  # the trigger's own condition first: it fails for most cards
-                when, group = t.when, ab.when
-                copies = ab.copies if ab.fixed is None else (live.get(ab.key) or live_copies(st, ab))
-                found = []
-                key = t.owner_key
-                if key is not None:  # only the copies of the player its condition names (owner_keys.py)
-                    p = base[key] if t.owner_zones is None else key_player(st, base[key], t.owner_zones)
-                    mine = ab.by_owner.get(p)
-                    if mine is None or p >= n:
-                        continue
-                    for c in copies:
-                        if where[c] in mine:
-                            env = dict(base)
-                            env["owner"], env["self"] = p, c
-                            if (when is None or when(st, env)) and (group is None or group(st, env)):
-                                found.append((c, p))
-                else:
-                    works_in, guard = ab.slots, t.guard
-                    for c in copies:  # (abilities.placed, written out: this runs for every event)
-                        zi = where[c]
-                        if zi not in works_in:
-                            continue
-                        owner = slots[zi].owner
-                        if owner is None or owner >= n:
-                            continue
-                        if guard is not None:  # the part of `when` alike for all copies, read at the first
-                            if not guard(st, base):
-                                break
-                            guard = None
-                        env = dict(base)
-                        env["owner"], env["self"] = owner, c
-                        if (when is None or when(st, env)) and (group is None or group(st, env)):
-                            found.append((c, owner))
-            else:
-                found = [(c, owner) for c, owner in instances(st, ab)
-                         if t.when is None or t.when(st, {**base, "owner": owner, "self": c})]
-            for c, owner in found:
-                if t.optional is not None and not st.is_revealed(c):
-                    secret = secret if secret is not None else {}
-                    secret.setdefault(owner, []).append([t.index, c])
-                else:
-                    jobs.append([(owner - first) % n, t.index, owner, c, None])
+    fired: list = []  # (trigger, card, owner) of the cards' triggers whose conditions hold
+    for t in others:
+        if t.ability is not None:
+            _card_trigger(st, t, base, fired)
             continue
         if t.for_players is None:
             if t.when is None or t.when(st, base):
@@ -100,64 +59,136 @@ def jobs_for(st, event: str, timing: str, rec: dict) -> list:
             env[t.for_var] = p
             if t.when is None or t.when(st, env):
                 jobs.append([(p - first) % n, t.index, -1, None, p])
-    if len(jobs) > 1:  # rules' triggers before cards' triggers of the same player; declaration order otherwise
+    for g in groups:
+        _group(st, g, base, fired)
+    secret = None  # player -> [[trigger index, card], ...]: optional triggers of face-down cards firing now
+    for t, c, owner in fired:
+        if t.optional is not None and not st.is_revealed(c):
+            secret = secret if secret is not None else {}
+            secret.setdefault(owner, []).append([t.index, c])
+        else:
+            jobs.append([(owner - first) % n, t.index, owner, c, None])
+    if len(jobs) > 1:
         jobs.sort(key=_job_order)
-    if optional:
-        add_secret_jobs(st, jobs, secret or {}, secret_candidates(st, optional, base), first)
+    if plan.optional or plan.secret_groups:
+        if secret:
+            for uses in secret.values():
+                uses.sort()  # declaration order, then the card's
+        add_secret_jobs(st, jobs, secret or {}, secret_candidates(st, plan, base), first)
     return jobs
 
 
 def _job_order(j: list) -> tuple:
-    return j[0], j[2] >= 0, j[1]
+    """Rules' triggers before cards' triggers of the same player; declaration order otherwise
+    (copies of one card in the order of their ids)."""
+    return j[0], j[2] >= 0, j[1], j[3]
 
 
-_LIVE_AT = "jobs"  # the key of st.opts.live that keeps _live_at's answers
+def _card_trigger(st, t, base: dict, fired: list) -> None:
+    """A card's trigger read copy by copy (its condition does not say whose card it is)."""
+    ab = t.ability
+    if not (t.pure and ab.pure):
+        for c, owner in instances(st, ab):
+            if t.when is None or t.when(st, {**base, "owner": owner, "self": c}):
+                fired.append((t, c, owner))
+        return
+    # the trigger's own condition first: it fails for most cards
+    when, group, works_in, guard = t.when, ab.when, ab.slots, t.guard
+    where, slots, n = st.where, st.prog.slots, st.n
+    copies = ab.copies if ab.fixed is None else (st.opts.live.get(ab.key) or live_copies(st, ab))
+    for c in copies:  # (abilities.placed, written out: this runs for every event)
+        zi = where[c]
+        if zi not in works_in:
+            continue
+        owner = slots[zi].owner
+        if owner is None or owner >= n:
+            continue
+        if guard is not None:  # the part of `when` alike for all copies, read at the first
+            if not guard(st, base):
+                return
+            guard = None
+        env = dict(base)
+        env["owner"], env["self"] = owner, c
+        if (when is None or when(st, env)) and (group is None or group(st, env)):
+            fired.append((t, c, owner))
 
 
-def _live_at(st, key: tuple) -> tuple:
-    """(the triggers at an (event, timing) that can run in this game, the optional ones of cards
-    that may lie face down), decided once per set of options (static_conditions.py)."""
-    memo = st.opts.live.get(_LIVE_AT)
-    if memo is None:
-        memo = st.opts.live[_LIVE_AT] = {}
-    got = memo.get(key)
-    if got is None:
-        prog = st.prog
-        trigs = prog.triggers_at.get(key)
-        optional = prog.secret_at.get(key)
-        got = memo[key] = (live_only(st, ("triggers", key), trigs) if trigs else [],
-                           live_only(st, ("secret", key), optional) if optional else [])
-    return got
+def _group(st, g, base: dict, fired: list) -> None:
+    """The triggers of a group (trigger_plans.py): only the cards of the player their conditions
+    name.  Their conditions draw no random number: the order they are read in changes nothing."""
+    p = base[g.field]
+    if g.owner_zones is not None:
+        p = key_player(st, p, g.owner_zones)
+    zs = g.zones_of.get(p)
+    if zs is None or p >= st.n:
+        return
+    zones, where, slots = st.zones, st.where, st.prog.slots
+    pairs = []  # (trigger, card, zone) of that player's cards where the trigger works
+    held = 0
+    for zi in zs:
+        held += len(zones[zi])
+    if held <= g.copies:  # fewer cards to look at than copies: by card
+        by_card = g.by_card
+        for zi in zs:
+            for c in zones[zi]:
+                ts = by_card.get(c)
+                if ts is not None:
+                    for t in ts:
+                        if zi in t.ability.slots:
+                            pairs.append((t, c, zi))
+    else:  # by copy
+        live = st.opts.live
+        for t in g.triggers:
+            ab = t.ability
+            mine = ab.by_owner.get(p)
+            if mine is None:
+                continue
+            for c in (ab.copies if ab.fixed is None else (live.get(ab.key) or live_copies(st, ab))):
+                zi = where[c]
+                if zi in mine:
+                    pairs.append((t, c, zi))
+    for t, c, zi in pairs:
+        owner = slots[zi].owner
+        env = dict(base)
+        env["owner"], env["self"] = owner, c
+        when, group = t.when, t.ability.when
+        if (when is None or when(st, env)) and (group is None or group(st, env)):
+            fired.append((t, c, owner))
 
 
-def secret_candidates(st, optional: list, base: dict) -> set:
+def secret_candidates(st, plan, base: dict) -> set:
     """The players who could hold a face-down card whose optional trigger fires now: they own a
     zone where such a card works that holds a card hidden from someone, and the trigger's
     conditions hold for them, read for a copy of the card ("were their hidden card this one,
-    would it fire?").  Only who they are and what is public decides it, never which card."""
+    would it fire?").  Only who they are and what is public decides it, never which card.
+    (plan: trigger_plans.Plan, whose optional triggers are read.)"""
     out: set = set()
-    holders: dict = {}  # the zones of an ability -> who has a face-down card there (many triggers share them)
-    hidden: dict = {}   # one player's zones of an ability -> is a face-down card there?
     n = st.n
-    for t in optional:
-        ab = t.ability
-        key = t.owner_key
-        if key is not None:  # only the player its condition names can be asked (owner_keys.py)
-            p = base[key] if t.owner_zones is None else key_player(st, base[key], t.owner_zones)
-            if p in out:
-                continue
+    for g in plan.secret_groups:  # only the player their conditions name can be asked (owner_keys.py)
+        p = base[g.field]
+        if g.owner_zones is not None:
+            p = key_player(st, p, g.owner_zones)
+        zs = g.zones_of.get(p)
+        if zs is None or p >= n or p in out or not face_down_in(st, zs):
+            continue
+        hidden: dict = {}  # the zones of p's where a trigger works -> is a face-down card there?
+        for t in g.triggers:
+            ab = t.ability
             mine = ab.by_owner.get(p)
-            if mine is None or p >= n:
+            if mine is None:
                 continue
             down = hidden.get(mine)
             if down is None:
                 down = hidden[mine] = face_down_in(st, mine)
             if down and could_apply(st, ab, p, t.when, base, True):
                 out.add(p)
-            continue
+                break
+    holders: dict = {}  # an ability's zones -> who has a face-down card there (many triggers share them)
+    for t in plan.optional:
+        ab = t.ability
         players = holders.get(ab.slots)
         if players is None:
-            players = holders[ab.slots] = face_down_holders(st, ab.slots)
+            players = holders[ab.slots] = face_down_holders(st, ab)
         guard = t.guard
         for p in players:
             if p in out:

@@ -185,7 +185,7 @@ def _still_face_down(st, env, job: list) -> bool:
     p, slots = job[2], st.prog.slots
     job[4] = [u for u in job[4] if not st.is_revealed(u[1]) and slots[st.where[u[1]]].owner == p]
     key = (env["ev"], TIMINGS[env["t"]])
-    return any(p in face_down_holders(st, t.ability.slots)
+    return any(p in face_down_holders(st, t.ability)
                for t in live_only(st, ("secret", key), st.prog.secret_at.get(key, [])))
 
 

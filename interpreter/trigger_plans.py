@@ -1,0 +1,90 @@
+"""Per (event, timing): the triggers that can run in this game, arranged for events.jobs_for.
+
+Worked out once per set of options (kept in ``st.opts.live``, like static_conditions.py) and
+shared by every state of a game and its clones.  A plan holds
+
+  * ``others``: the triggers read one by one, in declaration order: the rules' own, and the
+    cards' triggers whose condition does not say whose card it is, or draws a random number;
+  * ``groups``: the cards' triggers whose condition says which player's card it can be
+    (owner_keys.py), one group per way of saying it (``p == owner``, ``source == hand[owner]``):
+    for such an event only that player's cards need looking at, in the zones where those
+    triggers work (``Group.zones_of``), each card giving its triggers (``Group.by_card``);
+  * ``optional`` and ``secret_groups``: the optional triggers of cards that may lie face down
+    (events.secret_candidates), read one by one, or grouped as above.  When one of them draws a
+    random number, all are read one by one, in declaration order, as they always were.
+
+Nothing in a plan depends on where cards are: that is read from the state at every event.
+"""
+from __future__ import annotations
+
+from .static_conditions import live_copies, live_only
+
+_PLANS = "trigger plans"  # the key of st.opts.live that keeps them
+
+
+class Group:
+    """The card triggers of one (event, timing) whose condition names their owner the same way."""
+    __slots__ = ("field", "owner_zones", "zones_of", "by_card", "triggers", "copies")
+
+    def __init__(self, field: str, owner_zones):
+        self.field = field              # the event's field that names the player
+        self.owner_zones = owner_zones  # as a zone of theirs (owner_keys.key_player), or None
+        self.zones_of: dict = {}        # player -> (zone instances where one of the triggers works, ...)
+        self.by_card: dict = {}         # card -> [its triggers here, in declaration order]
+        self.triggers: list = []        # in declaration order
+        self.copies = 0                 # how many (trigger, live copy) pairs there are
+
+
+class Plan:
+    __slots__ = ("others", "groups", "optional", "secret_groups")
+
+    def __init__(self, others: list, groups: list, optional: list, secret_groups: list):
+        self.others, self.groups, self.optional, self.secret_groups = others, groups, optional, secret_groups
+
+
+def plan_at(st, key: tuple) -> Plan:
+    memo = st.opts.live.get(_PLANS)
+    if memo is None:
+        memo = st.opts.live[_PLANS] = {}
+    plan = memo.get(key)
+    if plan is None:
+        plan = memo[key] = _make_plan(st, key)
+    return plan
+
+
+def _make_plan(st, key: tuple) -> Plan:
+    prog = st.prog
+    trigs = prog.triggers_at.get(key)
+    trigs = live_only(st, ("triggers", key), trigs) if trigs else []
+    optional = prog.secret_at.get(key)
+    optional = live_only(st, ("secret", key), optional) if optional else []
+    others, groups = _grouped(st, trigs)
+    if all(t.pure and t.ability.pure for t in optional):
+        optional, secret_groups = _grouped(st, optional)
+    else:
+        secret_groups = []
+    return Plan(others, groups, optional, secret_groups)
+
+
+def _grouped(st, trigs: list) -> tuple:
+    """([the triggers read one by one], [the groups of the others])."""
+    others: list = []
+    groups: dict = {}
+    for t in trigs:
+        if t.owner_key is None:
+            others.append(t)
+            continue
+        g = groups.get((t.owner_key, t.owner_zones))
+        if g is None:
+            g = groups[(t.owner_key, t.owner_zones)] = Group(t.owner_key, t.owner_zones)
+        g.triggers.append(t)
+        ab = t.ability
+        copies = live_copies(st, ab)
+        g.copies += len(copies)
+        for c in copies:
+            g.by_card.setdefault(c, []).append(t)
+        for p, zones in ab.by_owner.items():
+            g.zones_of[p] = g.zones_of.get(p, frozenset()) | zones
+    for g in groups.values():
+        g.zones_of = {p: tuple(sorted(z)) for p, z in g.zones_of.items()}
+    return others, list(groups.values())

@@ -17,6 +17,7 @@ from typing import Callable, Optional
 
 import attrs
 
+from .card_index import OwnedIndex
 from .static_conditions import live_copies, live_only
 
 
@@ -150,9 +151,11 @@ class CRule:
     modifies: list = attrs.field(factory=list)
     pure: bool = False     # draws no random number: its value may be memoised while nothing changes
     key: tuple = attrs.field(init=False)  # what a game remembers of its live modify lines by
+    plan_key: tuple = attrs.field(init=False)  # ... and of how it reads them (_RulePlan)
 
     def __attrs_post_init__(self):
         self.key = ("rule", self.name)
+        self.plan_key = ("rule plan", self.name)
 
     def value(self, st, args: list):
         memo = st._memo  # a dict while the engine lists actions or triggers: the state cannot change
@@ -166,29 +169,90 @@ class CRule:
 
     def _value(self, st, args: list):
         v = self.base(st, dict(zip(self.params, args)))
+        if not self.modifies:
+            return v
+        plan = st.opts.live.get(self.plan_key)
+        if plan is None:
+            plan = _rule_plan(st, self)
         combine = self.combine
-        modifies = self.modifies
-        if modifies:
-            modifies = st.opts.live.get(self.key)
-            if modifies is None:
-                modifies = live_only(st, self.key, self.modifies)  # cards that cannot work here left out
-        for m in modifies:
-            env = dict(zip(m.args, args))
+        if plan.indexes is None:
+            for m in plan.modifies:  # one by one, in order
+                v = self._one(st, m, args, v)
+            return v
+        # the lines of cards that name their player: only that player's cards (card_index.py);
+        # every line is then read in order, as one by one
+        todo = []
+        for pos, m in plan.others:
             if m.ability is None:
-                if m.when is None or m.when(st, env):
-                    v = combine(v, m.value(st, env))
-                continue
-            if m.owner_arg is not None:  # only the copies of the player its condition names (owner_keys.py)
-                p = args[m.owner_arg]
-                for c in active_for(st, m.ability, p):
-                    e = dict(env)
-                    e["owner"], e["self"] = p, c
-                    if m.when(st, e):
-                        v = combine(v, m.value(st, e))
-                continue
-            for c, owner in instances(st, m.ability):
-                e = dict(env)
-                e["owner"], e["self"] = owner, c
-                if m.when is None or m.when(st, e):
-                    v = combine(v, m.value(st, e))
+                todo.append((pos, -1, None))
+            else:
+                for c, owner in instances(st, m.ability):
+                    todo.append((pos, c, owner))
+        for arg, index in plan.indexes:
+            p = args[arg]
+            for pos, c, m in index.placed(st, p):
+                when = m.ability.when
+                if when is None or when(st, {"owner": p, "self": c}):
+                    todo.append((pos, c, p))
+        if len(todo) > 1:
+            todo.sort(key=_position)
+        modifies = plan.modifies
+        for pos, c, owner in todo:
+            m = modifies[pos]
+            env = dict(zip(m.args, args))
+            if c >= 0:
+                env["owner"], env["self"] = owner, c
+            if m.when is None or m.when(st, env):
+                v = combine(v, m.value(st, env))
         return v
+
+    def _one(self, st, m: CModify, args: list, v):
+        """v combined with what one modify line gives."""
+        combine = self.combine
+        env = dict(zip(m.args, args))
+        if m.ability is None:
+            if m.when is None or m.when(st, env):
+                v = combine(v, m.value(st, env))
+            return v
+        if m.owner_arg is not None:  # only the copies of the player its condition names (owner_keys.py)
+            p = args[m.owner_arg]
+            for c in active_for(st, m.ability, p):
+                e = dict(env)
+                e["owner"], e["self"] = p, c
+                if m.when(st, e):
+                    v = combine(v, m.value(st, e))
+            return v
+        for c, owner in instances(st, m.ability):
+            e = dict(env)
+            e["owner"], e["self"] = owner, c
+            if m.when is None or m.when(st, e):
+                v = combine(v, m.value(st, e))
+        return v
+
+
+def _position(x: tuple) -> tuple:
+    return x[0], x[1]
+
+
+class _RulePlan:
+    """A rule's modify lines that can work in this game (static_conditions.py), and, when the
+    rule draws no random number, those that name their player indexed by card (card_index.py)."""
+    __slots__ = ("modifies", "others", "indexes")
+
+    def __init__(self, st, rule: CRule):
+        self.modifies = live_only(st, rule.key, rule.modifies)
+        self.others: list = []    # [(position, line)] read for every copy
+        self.indexes = None       # [(argument, OwnedIndex)], or None: every line read one by one
+        keyed: dict = {}
+        for pos, m in enumerate(self.modifies):
+            if m.owner_arg is None:
+                self.others.append((pos, m))
+            else:
+                keyed.setdefault(m.owner_arg, []).append((pos, m))
+        if rule.pure and keyed:
+            self.indexes = [(arg, OwnedIndex(st, items)) for arg, items in keyed.items()]
+
+
+def _rule_plan(st, rule: CRule) -> _RulePlan:
+    plan = st.opts.live[rule.plan_key] = _RulePlan(st, rule)
+    return plan

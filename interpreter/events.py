@@ -119,41 +119,12 @@ def _group(st, g, base: dict, fired: list) -> None:
     p = base[g.field]
     if g.owner_zones is not None:
         p = key_player(st, p, g.owner_zones)
-    zs = g.zones_of.get(p)
-    if zs is None or p >= st.n:
-        return
-    zones, where, slots = st.zones, st.where, st.prog.slots
-    pairs = []  # (trigger, card, zone) of that player's cards where the trigger works
-    held = 0
-    for zi in zs:
-        held += len(zones[zi])
-    if held <= g.copies:  # fewer cards to look at than copies: by card
-        by_card = g.by_card
-        for zi in zs:
-            for c in zones[zi]:
-                ts = by_card.get(c)
-                if ts is not None:
-                    for t in ts:
-                        if zi in t.ability.slots:
-                            pairs.append((t, c, zi))
-    else:  # by copy
-        live = st.opts.live
-        for t in g.triggers:
-            ab = t.ability
-            mine = ab.by_owner.get(p)
-            if mine is None:
-                continue
-            for c in (ab.copies if ab.fixed is None else (live.get(ab.key) or live_copies(st, ab))):
-                zi = where[c]
-                if zi in mine:
-                    pairs.append((t, c, zi))
-    for t, c, zi in pairs:
-        owner = slots[zi].owner
+    for _, c, t in g.index.placed(st, p):
         env = dict(base)
-        env["owner"], env["self"] = owner, c
+        env["owner"], env["self"] = p, c
         when, group = t.when, t.ability.when
         if (when is None or when(st, env)) and (group is None or group(st, env)):
-            fired.append((t, c, owner))
+            fired.append((t, c, p))
 
 
 def secret_candidates(st, plan, base: dict) -> set:
@@ -168,7 +139,7 @@ def secret_candidates(st, plan, base: dict) -> set:
         p = base[g.field]
         if g.owner_zones is not None:
             p = key_player(st, p, g.owner_zones)
-        zs = g.zones_of.get(p)
+        zs = g.index.zones_of.get(p)
         if zs is None or p >= n or p in out or not face_down_in(st, zs):
             continue
         hidden: dict = {}  # the zones of p's where a trigger works -> is a face-down card there?

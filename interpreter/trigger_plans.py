@@ -7,8 +7,7 @@ shared by every state of a game and its clones.  A plan holds
     cards' triggers whose condition does not say whose card it is, or draws a random number;
   * ``groups``: the cards' triggers whose condition says which player's card it can be
     (owner_keys.py), one group per way of saying it (``p == owner``, ``source == hand[owner]``):
-    for such an event only that player's cards need looking at, in the zones where those
-    triggers work (``Group.zones_of``), each card giving its triggers (``Group.by_card``);
+    for such an event only that player's cards need looking at (card_index.py);
   * ``optional`` and ``secret_groups``: the optional triggers of cards that may lie face down
     (events.secret_candidates), read one by one, or grouped as above.  When one of them draws a
     random number, all are read one by one, in declaration order, as they always were.
@@ -17,22 +16,21 @@ Nothing in a plan depends on where cards are: that is read from the state at eve
 """
 from __future__ import annotations
 
-from .static_conditions import live_copies, live_only
+from .card_index import OwnedIndex
+from .static_conditions import live_only
 
 _PLANS = "trigger plans"  # the key of st.opts.live that keeps them
 
 
 class Group:
     """The card triggers of one (event, timing) whose condition names their owner the same way."""
-    __slots__ = ("field", "owner_zones", "zones_of", "by_card", "triggers", "copies")
+    __slots__ = ("field", "owner_zones", "triggers", "index")
 
-    def __init__(self, field: str, owner_zones):
+    def __init__(self, field: str, owner_zones, triggers: list, index: OwnedIndex):
         self.field = field              # the event's field that names the player
         self.owner_zones = owner_zones  # as a zone of theirs (owner_keys.key_player), or None
-        self.zones_of: dict = {}        # player -> (zone instances where one of the triggers works, ...)
-        self.by_card: dict = {}         # card -> [its triggers here, in declaration order]
-        self.triggers: list = []        # in declaration order
-        self.copies = 0                 # how many (trigger, live copy) pairs there are
+        self.triggers = triggers        # in declaration order
+        self.index = index              # the triggers by the cards that carry them (card_index.py)
 
 
 class Plan:
@@ -69,22 +67,12 @@ def _make_plan(st, key: tuple) -> Plan:
 def _grouped(st, trigs: list) -> tuple:
     """([the triggers read one by one], [the groups of the others])."""
     others: list = []
-    groups: dict = {}
+    keyed: dict = {}
     for t in trigs:
         if t.owner_key is None:
             others.append(t)
-            continue
-        g = groups.get((t.owner_key, t.owner_zones))
-        if g is None:
-            g = groups[(t.owner_key, t.owner_zones)] = Group(t.owner_key, t.owner_zones)
-        g.triggers.append(t)
-        ab = t.ability
-        copies = live_copies(st, ab)
-        g.copies += len(copies)
-        for c in copies:
-            g.by_card.setdefault(c, []).append(t)
-        for p, zones in ab.by_owner.items():
-            g.zones_of[p] = g.zones_of.get(p, frozenset()) | zones
-    for g in groups.values():
-        g.zones_of = {p: tuple(sorted(z)) for p, z in g.zones_of.items()}
-    return others, list(groups.values())
+        else:
+            keyed.setdefault((t.owner_key, t.owner_zones), []).append(t)
+    groups = [Group(field, zones, ts, OwnedIndex(st, [(t.index, t) for t in ts]))
+              for (field, zones), ts in keyed.items()]
+    return others, groups

@@ -34,9 +34,10 @@ class CAbility:
     hidden: tuple = ()     # ((zone, owner), ...) of the zones of `slots` a player owns that are not public
 
 
-def face_down_holders(st, ab: CAbility) -> list:
+def face_down_holders(st, ab: CAbility, first_but=None) -> list:
     """The players who own one of the zones where ab's card works, holding a card not every player
-    sees (in zone order).  Public: it says where face-down cards are, never which."""
+    sees (in zone order).  Public: it says where face-down cards are, never which.
+    first_but: a set of players: only the first such player not in it, if any."""
     zones, n, revealed, shown, out = st.zones, st.n, st.revealed, st.shown, []
     seen = None  # the cards shown to all, as a set (made when first needed)
     for zi, p in ab.hidden:
@@ -48,6 +49,10 @@ def face_down_holders(st, ab: CAbility) -> list:
                 seen = set(shown)
             if seen.issuperset(cards):
                 continue
+        if first_but is not None:
+            if p in first_but:
+                continue
+            return [p]
         out.append(p)
     return out
 

@@ -158,17 +158,17 @@ def secret_candidates(st, plan, base: dict) -> set:
     for t in plan.optional:
         ab = t.ability
         players = holders.get(ab.slots)
+        if t.guard is not None:  # the part of `when` alike for all players: read for the first one asked
+            if players is None:
+                first = face_down_holders(st, ab, out)
+            else:
+                first = [p for p in players if p not in out]
+            if not first or not t.guard(st, base):
+                continue
         if players is None:
             players = holders[ab.slots] = face_down_holders(st, ab)
-        guard = t.guard
         for p in players:
-            if p in out:
-                continue
-            if guard is not None:  # the part of `when` alike for all players, read at the first
-                if not guard(st, base):
-                    break
-                guard = None
-            if could_apply(st, ab, p, t.when, base, t.pure and ab.pure):
+            if p not in out and could_apply(st, ab, p, t.when, base, t.pure and ab.pure):
                 out.add(p)
     return out
 

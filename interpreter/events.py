@@ -30,16 +30,13 @@ from .abilities import could_apply, face_down_holders, face_down_in, instances
 from .frames import EMIT_BLOCK
 from .owner_keys import key_player
 from .static_conditions import live_copies
-from .trigger_plans import plan_at
 
 SECRET = -1  # the trigger index of a secret job (see the module's docstring)
 
 
-def jobs_for(st, event: str, timing: str, rec: dict) -> list:
-    plan = plan_at(st, (event, timing))
+def jobs_for(st, plan, rec: dict) -> list:
+    """The jobs of one timing of an event (plan: trigger_plans.Plan) with this record."""
     others, groups = plan.others, plan.groups
-    if not others and not groups:  # (the optional triggers are some of these)
-        return []
     first = st.active if st.active is not None else 0
     n = st.n
     jobs = []
@@ -71,10 +68,12 @@ def jobs_for(st, event: str, timing: str, rec: dict) -> list:
     if len(jobs) > 1:
         jobs.sort(key=_job_order)
     if plan.optional or plan.secret_groups:
+        candidates = secret_candidates(st, plan, base)
         if secret:
             for uses in secret.values():
                 uses.sort()  # declaration order, then the card's
-        add_secret_jobs(st, jobs, secret or {}, secret_candidates(st, plan, base), first)
+        if candidates or secret:
+            add_secret_jobs(st, jobs, secret or {}, candidates, first)
     return jobs
 
 

@@ -21,6 +21,7 @@ from .events import SECRET, jobs_for, trigger_env
 from .frames import AFTER_RESPONSE_BLOCK, EMIT_BLOCK, SUSPEND, TIMINGS, WINDOWS_BLOCK, CBlock
 from .names import unique
 from .static_conditions import live_only
+from .trigger_plans import plans_for
 from .windows import open_window, should_ask
 
 
@@ -74,11 +75,15 @@ def _emit_step(st, env):
                 env["counted"] = True
                 if st.cov is not None:
                     st.cov["event:" + env["ev"]] += 1
+            plans = plans_for(st, env["ev"])
+            while t < 3 and plans[t] is None:  # a timing no trigger can run at: nothing to list
+                t += 1
+            env["t"] = t
             if t >= 3 or rec["prevented"]:
                 if env["ret"] is not None:
                     st.frames[env["caller"]][2][env["ret"]] = rec
                 return _DONE
-            jobs = env["jobs"] = jobs_for(st, env["ev"], TIMINGS[t], rec)
+            jobs = env["jobs"] = jobs_for(st, plans[t], rec)
             env["i"] = 0
         i = env["i"]
         if i >= len(jobs) or rec["prevented"]:

@@ -17,6 +17,7 @@ Nothing in a plan depends on where cards are: that is read from the state at eve
 from __future__ import annotations
 
 from .card_index import OwnedIndex
+from .frames import TIMINGS
 from .static_conditions import live_only
 
 _PLANS = "trigger plans"  # the key of st.opts.live that keeps them
@@ -40,20 +41,23 @@ class Plan:
         self.others, self.groups, self.optional, self.secret_groups = others, groups, optional, secret_groups
 
 
-def plan_at(st, key: tuple) -> Plan:
+def plans_for(st, event: str) -> tuple:
+    """The event's plans at its three timings (frames.TIMINGS), None where no trigger can run."""
     memo = st.opts.live.get(_PLANS)
     if memo is None:
         memo = st.opts.live[_PLANS] = {}
-    plan = memo.get(key)
-    if plan is None:
-        plan = memo[key] = _make_plan(st, key)
-    return plan
+    plans = memo.get(event)
+    if plans is None:
+        plans = memo[event] = tuple(_make_plan(st, (event, timing)) for timing in TIMINGS)
+    return plans
 
 
-def _make_plan(st, key: tuple) -> Plan:
+def _make_plan(st, key: tuple):
     prog = st.prog
     trigs = prog.triggers_at.get(key)
     trigs = live_only(st, ("triggers", key), trigs) if trigs else []
+    if not trigs:
+        return None
     optional = prog.secret_at.get(key)
     optional = live_only(st, ("secret", key), optional) if optional else []
     others, groups = _grouped(st, trigs)
@@ -65,14 +69,18 @@ def _make_plan(st, key: tuple) -> Plan:
 
 
 def _grouped(st, trigs: list) -> tuple:
-    """([the triggers read one by one], [the groups of the others])."""
+    """([the triggers read one by one], [the groups of the others]): one group per event field
+    (``source == hand[owner]`` and ``source == equip[owner]`` share one: each trigger's own
+    condition still says which zone)."""
     others: list = []
     keyed: dict = {}
     for t in trigs:
         if t.owner_key is None:
             others.append(t)
         else:
-            keyed.setdefault((t.owner_key, t.owner_zones), []).append(t)
-    groups = [Group(field, zones, ts, OwnedIndex(st, [(t.index, t) for t in ts]))
-              for (field, zones), ts in keyed.items()]
+            keyed.setdefault((t.owner_key, t.owner_zones is None), []).append(t)
+    groups = []
+    for (field, as_player), ts in keyed.items():
+        zones = None if as_player else frozenset().union(*(t.owner_zones for t in ts))
+        groups.append(Group(field, zones, ts, OwnedIndex(st, [(t.index, t) for t in ts])))
     return others, groups

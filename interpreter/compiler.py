@@ -26,7 +26,7 @@ from .expressions import ExpressionCompiler
 from .names import player_name
 from .program_parts import CAction, CConversion, CEffect, CParam, CPhase, CTrigger, ZoneSlot  # noqa: F401 (re-exported)
 from .rng import Rng
-from .owner_keys import guard_parts, owner_key, zones_by_owner
+from .owner_keys import cannot_fail, guard_parts, owner_key, zones_by_owner
 from .static_conditions import StaticAnalysis, conjuncts, split_static
 
 _SELF = frozenset(["self"])  # in a card's group condition, the card is fixed for a game; its owner is not
@@ -571,7 +571,8 @@ class Program:
                         self.template(t.optional) if t.optional is not None else None,
                         self.exprs.all_of(fixed) if fixed else None, pure,
                         key[0] if key else None, key[1] if key else None,
-                        self.exprs.all_of(guard) if guard else None)
+                        self.exprs.all_of(guard) if guard else None,
+                        bool(guard) and all(cannot_fail(self.model.refs, e) for e in guard))
 
     def _compile_conversion(self, c: A.ConversionDecl) -> CConversion:
         return CConversion(c.name, c.role, self.compile_param(c.source) if c.source is not None else None,

@@ -93,6 +93,10 @@ def _card_trigger(st, t, base: dict, fired: list) -> None:
         return
     # the trigger's own condition first: it fails for most cards
     when, group, works_in, guard = t.when, ab.when, ab.slots, t.guard
+    if t.guard_first:  # (it cannot fail: read before looking for copies)
+        if not guard(st, base):
+            return
+        guard = None
     where, slots, n = st.where, st.prog.slots, st.n
     copies = ab.copies if ab.fixed is None else (st.opts.live.get(ab.key) or live_copies(st, ab))
     for c in copies:  # (abilities.placed, written out: this runs for every event)
@@ -157,7 +161,10 @@ def secret_candidates(st, plan, base: dict) -> set:
     for t in plan.optional:
         ab = t.ability
         players = holders.get(ab.slots)
-        if t.guard is not None:  # the part of `when` alike for all players: read for the first one asked
+        if t.guard_first:  # the part of `when` alike for all players, that cannot fail: first
+            if not t.guard(st, base):
+                continue
+        elif t.guard is not None:  # ... that may fail: read for the first player asked, as `when` would
             if players is None:
                 first = face_down_holders(st, ab, out)
             else:

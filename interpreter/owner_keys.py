@@ -9,7 +9,8 @@ the card that player owns, without reading the condition for anyone else.
 
 Conditions that do not say whose card it is often start with a test of the event alone
 (``when name == "end" and p != owner ...``): ``guard_parts`` is that test, read once for all
-the copies instead of once for each.
+the copies instead of once for each; when it cannot fail (``cannot_fail``), before anything
+else, even where no copy would have read it.
 
 Both are used only for conditions that draw no random number (the compiler checks): a
 condition has no other effect, so reading it for fewer players changes nothing but the work.
@@ -71,6 +72,22 @@ def guard_parts(refs: dict, parts: list) -> list:
             break
         out.append(part)
     return out
+
+
+def cannot_fail(refs: dict, e) -> bool:
+    """Is e made only of names, literals, ``==``, ``!=``, ``and``, ``or`` and ``not``?  Reading it
+    cannot fail, so it may be read earlier than the condition it heads would read it."""
+    if isinstance(e, (A.IntLit, A.StrLit, A.BoolLit, A.NoneLit)):
+        return True
+    if isinstance(e, A.Name):
+        return refs.get(e, ("",))[0] in ("local", "var", "option", "enum", "zone", "builtin")
+    if isinstance(e, A.BinOp):
+        return e.op in ("==", "!=") and cannot_fail(refs, e.left) and cannot_fail(refs, e.right)
+    if isinstance(e, A.Chain):
+        return all(op in ("and", "or") for op in e.ops) and all(cannot_fail(refs, x) for x in e.operands)
+    if isinstance(e, A.Unary):
+        return e.op == "not" and cannot_fail(refs, e.operand)
+    return False
 
 
 def _reads_owner(refs: dict, e) -> bool:

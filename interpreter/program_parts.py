@@ -101,6 +101,7 @@ class CTrigger:
     owner_key: Optional[str] = None      # the event's field that says whose copies may fire
     owner_zones: Optional[frozenset] = None  # ... as a zone of theirs, one of these (None: as the player)
     guard: Optional[Callable] = None     # else, the head of `when` that reads neither owner nor self
+    guard_first: bool = False            # ... which cannot fail: it may be read before looking for copies
 
 
 @attrs.define

@@ -202,10 +202,9 @@ class _Given:
     """The actions of a list (a phase's, a window's) that cards give, indexed by the cards that
     give them (card_index.py), when their cards' conditions draw no random number; made once
     per list and set of options."""
-    __slots__ = ("names", "indexed", "index")
+    __slots__ = ("indexed", "index")
 
     def __init__(self, prog: Program, st, names: list):
-        self.names = names  # (held, so that the list's id stays its own)
         items = [(pos, prog.actions[name]) for pos, name in enumerate(names)]
         items = [(pos, act) for pos, act in items if act.ability is not None and act.ability.pure]
         self.indexed = frozenset(pos for pos, _ in items)
@@ -223,9 +222,9 @@ class _Given:
 
 def _given(prog: Program, st, names: list) -> _Given:
     live = st.opts.live
-    key = ("given", id(names))
+    key = ("given", tuple(names))
     got = live.get(key)
-    if got is None or got.names is not names:
+    if got is None:
         got = live[key] = _Given(prog, st, names)
     return got
 

@@ -30,6 +30,7 @@ from .abilities import could_apply, face_down_holders, face_down_in, instances
 from .frames import EMIT_BLOCK
 from .owner_keys import key_player
 from .static_conditions import live_copies
+from .trigger_plans import plans_for
 
 SECRET = -1  # the trigger index of a secret job (see the module's docstring)
 
@@ -200,6 +201,29 @@ def trigger_env(t, job: list, rec: dict, runner: int) -> dict:
         env[t.for_var] = job[4]
     env["$rf"] = runner
     return env
+
+
+def first_jobs(st, event: str, rec: dict, t: int = 0) -> tuple:
+    """(timing, jobs) of the first timing from t on with jobs, or (3, None): what the event's
+    frame would list first if it started now (machine._emit_step).  An emit that is run at once
+    calls it: when no trigger runs, no timing can change what the next one lists, so an event
+    nobody answers needs no frame at all (blocks.py)."""
+    plans = plans_for(st, event)
+    while t < 3:
+        plan = plans[t]
+        if plan is not None:
+            jobs = jobs_for(st, plan, rec)
+            if jobs:
+                return t, jobs
+        t += 1
+    return 3, None
+
+
+def emit_frame(event: str, rec: dict, t: int, jobs: list, ret, caller: int) -> list:
+    """The frame of an event whose first jobs (at timing t) are listed already: as _emit_step
+    leaves it once it has listed them."""
+    return [EMIT_BLOCK, 0, {"ev": event, "rec": rec, "t": t, "jobs": jobs, "i": 0, "ret": ret,
+                            "caller": caller, "counted": True}]
 
 
 def emit_now(st, event: str, rec: dict) -> None:

@@ -23,6 +23,12 @@ away by the mere fact its owner is asked: such triggers become *secret jobs*
 *could* hold one (``secret_candidates``), whether or not they do: each is asked the same
 generic question, with "no" always an option (machine._emit_step asks).  A secret job stands
 after that player's other jobs and takes no part in ordering their cards' triggers.
+
+How the triggers are found is decided once per game's options (trigger_plans.py): only those
+that can run in this game are read; a card's trigger whose condition names its player
+(``p == owner``: owner_keys.py) is looked for among that player's cards only (card_index.py);
+the head of a condition that is alike for every copy is read once.  Every condition read draws
+no random number, so reading fewer of them, or in another order, lists the same jobs.
 """
 from __future__ import annotations
 

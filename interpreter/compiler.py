@@ -562,7 +562,7 @@ class Program:
         pure = ab is None or not any(self.exprs.draws(e) for e in rest)  # (only a card's trigger reads it)
         key = guard = None
         if ab is not None and ab.pure and pure:  # reading its condition for fewer players changes nothing
-            key = owner_key(self.model.refs, rest, set(params) - {"owner", "self", t.for_var})
+            key = owner_key(self.model.refs, self.model.types, rest, set(params) - {"owner", "self", t.for_var})
             if key is None:
                 guard = guard_parts(self.model.refs, rest)
         return CTrigger(t.name, index, params, t.for_var,
@@ -591,7 +591,7 @@ class Program:
             if rule is not None:
                 ab = self.ability(m)
                 # (read only when skipping the condition for other players changes nothing)
-                key = owner_key(self.model.refs, conjuncts(m.when), set(m.args) - {"owner", "self"}) \
+                key = owner_key(self.model.refs, self.model.types, conjuncts(m.when), set(m.args) - {"owner", "self"}) \
                     if ab is not None and ab.pure and m.when is not None and not self.exprs.draws(m.when) else None
                 rule.modifies.append(CModify(list(m.args), self.expr(m.value),
                                              self.expr(m.when) if m.when is not None else None, ab,

@@ -22,7 +22,7 @@ from typing import Optional
 from rulespec.lang import ast as A
 
 
-def owner_key(refs: dict, parts: list, names) -> Optional[tuple]:
+def owner_key(refs: dict, types: dict, parts: list, names) -> Optional[tuple]:
     """(local, zones) from the first of a condition's conjuncts (`parts`: see
     static_conditions.conjuncts) that says which player is ``owner``:
 
@@ -31,28 +31,30 @@ def owner_key(refs: dict, parts: list, names) -> Optional[tuple]:
         source == equip[owner]``): (NAME, {Z, ...}): the owner of the zone NAME holds, when it
         is one of those zones (none otherwise).
 
-    NAME is one of `names` (locals the caller binds before the condition is read); None when no
-    conjunct says it.  Only plain locals count: reading one cannot fail."""
+    NAME is one of `names` (locals the caller binds before the condition is read), a player or a
+    zone as its type (`types`) says; None when no conjunct says it.  Only plain locals count:
+    reading one cannot fail."""
     for part in parts:
-        got = _key_of(refs, part, names)
+        got = _key_of(refs, types, part, names)
         if got is not None:
             return got
     return None
 
 
-def _key_of(refs: dict, e, names) -> Optional[tuple]:
+def _key_of(refs: dict, types: dict, e, names) -> Optional[tuple]:
     if isinstance(e, A.BinOp) and e.op == "==":
         for a, b in ((e.left, e.right), (e.right, e.left)):
             if not (isinstance(a, A.Name) and a.name in names and _is_local(refs, a)):
                 continue
-            if isinstance(b, A.Name) and b.name == "owner" and _is_local(refs, b):
+            kind = getattr(types.get(a), "name", None)
+            if isinstance(b, A.Name) and b.name == "owner" and _is_local(refs, b) and kind == "player":
                 return a.name, None
             if isinstance(b, A.Index) and refs.get(b, ("",))[0] == "pzone" and isinstance(b.index, A.Name) \
-                    and b.index.name == "owner" and _is_local(refs, b.index):
+                    and b.index.name == "owner" and _is_local(refs, b.index) and kind == "zone":
                 return a.name, frozenset([refs[b][1].name])
         return None
     if isinstance(e, A.Chain) and all(op == "or" for op in e.ops):
-        keys = [_key_of(refs, x, names) for x in e.operands]
+        keys = [_key_of(refs, types, x, names) for x in e.operands]
         if all(k is not None and k[1] is not None for k in keys) and len({k[0] for k in keys}) == 1:
             return keys[0][0], frozenset().union(*(k[1] for k in keys))
     return None

@@ -22,22 +22,22 @@ _FOLDER = Path(__file__).resolve().parent
 _RULESPEC = Path(model_cache.__file__).resolve().parent
 
 
-def entry_path(model, fast: bool) -> Path:
+def entry_path(model, fast: bool, engine: str = "interpreted") -> Path:
     return model_cache.key_path(".code", model.source, model.path, model_cache.source_hash(_RULESPEC),
-                                model_cache.source_hash(_FOLDER), f"code format {FORMAT} fast {fast}")
+                                model_cache.source_hash(_FOLDER), f"code format {FORMAT} fast {fast} engine {engine}")
 
 
-def load(model, fast: bool) -> Optional[dict]:
+def load(model, fast: bool, engine: str = "interpreted") -> Optional[dict]:
     """The recorded session of this model, or None."""
     if not model_cache.enabled() or not isinstance(getattr(model, "source", None), str):
         return None
-    got = model_cache.read(entry_path(model, fast), parts=2)
+    got = model_cache.read(entry_path(model, fast, engine), parts=2)
     if got is None or got[0] != (FORMAT, model.path) or not isinstance(got[1], dict):
         return None
     return got[1]
 
 
-def store(model, fast: bool, record: Optional[dict]) -> None:
+def store(model, fast: bool, record: Optional[dict], engine: str = "interpreted") -> None:
     if record is None or not model_cache.enabled() or not isinstance(getattr(model, "source", None), str):
         return
-    model_cache.write(entry_path(model, fast), (FORMAT, model.path), record)
+    model_cache.write(entry_path(model, fast, engine), (FORMAT, model.path), record)

@@ -32,7 +32,12 @@ _SELF = frozenset(["self"])  # in a card's group condition, the card is fixed fo
 
 
 class Program:
-    """A compiled game: tables of cards and zones plus closures for every rule."""
+    """A compiled game: tables of cards and zones plus closures for every rule.  This is the
+    reference engine ("interpreted"); interpreter/compiled/ holds the game compiler, a subclass
+    that writes more of the game as generated Python and is checked against this one."""
+
+    engine = "interpreted"
+    lister = None  # the compiled engine's legal-action lister (state.py calls it instead of actions.py)
 
     def __init__(self, model: Model, fused: bool = True):
         """fused=False compiles only the checked version of every expression (slower; a
@@ -78,7 +83,7 @@ class Program:
         self.var_index = {name: i for i, name in enumerate(model.vars)}
         # ---- compile (replaying the expressions of an earlier build of this model: code_cache.py)
         from . import code_cache
-        self.exprs = ExpressionCompiler(self, fast=fused, cached=code_cache.load(model, fused))
+        self.exprs = ExpressionCompiler(self, fast=fused, cached=code_cache.load(model, fused, self.engine))
         self.blocks: list = []  # every compiled block (blocks.py); the engine's own come first
         from .blocks import BlockCompiler
         from .machine import install_engine_blocks
@@ -129,7 +134,12 @@ class Program:
         self.invariants = [(inv, self.expr(inv.expr)) for inv in model.invariants]
         # the rules' 'limit N decisions [winners W]': (N, W compiled or None); State.apply keeps it
         self.limit = (model.limit.count, self.winners(model.limit.winners)) if model.limit is not None else None
-        code_cache.store(model, fused, self.exprs.finish())
+        self._before_finish()
+        code_cache.store(model, fused, self.exprs.finish(), self.engine)
+
+    def _before_finish(self) -> None:
+        """The last moment every part of the game is compiled and the session still records (the
+        compiled engine writes its listers here)."""
 
     # ------------------------------------------------------------------ helpers
     def card_label(self, st, c: int) -> str:

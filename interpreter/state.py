@@ -320,7 +320,8 @@ class State(Observation):
     def _list_actions(self, names: list, phase_ready=None) -> list:
         self._memo = {}  # nothing changes the state while actions are listed: defs may be memoised
         try:
-            actions = legal_actions(self.prog, self, names, self.active, phase_ready)
+            prog = self.prog
+            actions = (prog.lister or legal_actions)(prog, self, names, self.active, phase_ready)
         except RuleRuntimeError:
             raise
         except _PY_ERRORS as e:

@@ -31,6 +31,12 @@ def _add_max_choices(p) -> None:
                         "error naming the action (default 100000)")
 
 
+def _add_engine(p) -> None:
+    p.add_argument("--engine", choices=["compiled", "interpreted"], default=None,
+                   help="run the game compiled (the default) or on the reference interpreter the compiled "
+                        "form is checked against (also $RULESPEC_ENGINE)")
+
+
 def _parse_options(game, pairs: list[str]) -> dict:
     out = {}
     for pair in pairs or []:
@@ -463,6 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_doc)
 
     p = sub.add_parser("play", help="play a game between random agents and/or humans")
+    _add_engine(p)
     p.add_argument("file", metavar="FILE")
     p.add_argument("--players", type=int)
     p.add_argument("--seed", type=int, default=0)
@@ -475,10 +482,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("test", help="run scenario files (YAML): fixed positions, scripted moves, expected results")
+    _add_engine(p)
     p.add_argument("paths", nargs="+", metavar="FILE_OR_DIR", help="scenario files, or directories searched for *.yaml")
     p.set_defaults(func=cmd_test)
 
     p = sub.add_parser("bench", help="time random games: games per second and microseconds per decision")
+    _add_engine(p)
     p.add_argument("file", metavar="FILE")
     p.add_argument("--players", type=int)
     p.add_argument("--games", type=int, default=100)
@@ -496,6 +505,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("stats", help="play many games: win rates per seat, first-player advantage, game "
                                       "length, what gets used and how it goes with winning")
+    _add_engine(p)
     p.add_argument("file", metavar="FILE")
     p.add_argument("--games", type=int, default=200)
     p.add_argument("--players", type=int, help="a player count (default: the game's smallest)")
@@ -520,6 +530,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser("fuzz", help="play many checked random games; shrink and save any failure; rule coverage")
+    _add_engine(p)
     p.add_argument("file", metavar="FILE")
     p.add_argument("--games", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
@@ -544,6 +555,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_fuzz)
 
     p = sub.add_parser("replay", help="step through a failing game saved by rulespec fuzz")
+    _add_engine(p)
     p.add_argument("file", metavar="REPLAY.json")
     p.add_argument("--step", action="store_true", help="wait for Enter before each action")
     p.add_argument("--rules", metavar="FILE", help="the rules file (default: the one the replay names)")
@@ -557,6 +569,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("serve", help="a local web page: play the game against agents, step through replays, "
                                       "read the rulebook")
+    _add_engine(p)
     p.add_argument("file", metavar="FILE")
     p.add_argument("--port", type=int, default=8000, help="the port to listen on (default 8000; 0: any free port)")
     p.add_argument("--host", default="127.0.0.1",
@@ -570,7 +583,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    from interpreter.errors import EngineError
     ap = build_parser()
     try:
         args, extra = ap.parse_known_args(argv)
@@ -580,6 +592,20 @@ def main(argv=None) -> int:
                 "unrecognized arguments: " + " ".join(extra))
     except SystemExit as e:
         return int(e.code or 0) if e.code in (0, None) else 2
+    engine_before = os.environ.get("RULESPEC_ENGINE")
+    if getattr(args, "engine", None):  # every game this command and its workers load
+        os.environ["RULESPEC_ENGINE"] = args.engine
+    try:
+        return _run(args)
+    finally:
+        if engine_before is None:
+            os.environ.pop("RULESPEC_ENGINE", None)
+        else:
+            os.environ["RULESPEC_ENGINE"] = engine_before
+
+
+def _run(args) -> int:
+    from interpreter.errors import EngineError
     try:
         return args.func(args)
     except RulesError as e:

@@ -1,13 +1,36 @@
 """CompiledProgram: the reference Program with the parts the game compiler specialises."""
 from __future__ import annotations
 
+from typing import Callable
+
 from ..compiler import Program
+from ..expression_writer import _Gen
 
 
 class CompiledProgram(Program):
     """A game compiled to one generated module (see the package's docstring)."""
 
     engine = "compiled"
+
+    def define(self, kind: str, span, params: str, build: Callable) -> Callable:
+        """One generated function of this game's module.  build(g) gets a _Gen (expression_writer.py:
+        g.expr(e) is the inline source of expression e, g.bind(value, recipe) names a value) and
+        returns the function's body, each line indented by one space.  kind names what the
+        function is ("stmt", "list", ...); with the span it keys the function in the code cache,
+        which replays it in later processes like the expressions' functions (the compiler must ask
+        for its functions in the same order every build)."""
+        s = self.exprs.session
+        if s is not None and s.replay:
+            k, line, col, fname, _ = s.replay.pop()
+            if (k, line, col) == (kind, span.line, span.col):
+                return s.ns[fname]
+            s.replay, s.mismatch = [], True  # not the build that was recorded: generate from here on
+        g = _Gen(self.exprs, False, {}, True, session=s)
+        body = build(g)
+        f = g.define(params, body, span)
+        if s is not None:
+            s.entries.append((kind, span.line, span.col, f.__name__, None))
+        return f
 
     def module_source(self) -> str:
         """The generated module of this game as Python text (for reading; the engine runs the code

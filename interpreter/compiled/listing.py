@@ -1,0 +1,398 @@
+"""Legal actions listed by generated code: one function per action, specialised to its parameters.
+
+The reference (actions.legal_actions) lists an action through generic layers: every candidate
+filling is a dict, every condition a call of a compiled expression, every text a call of a
+template.  Here each action becomes a function of the game's module (CompiledProgram.define)
+with its choices as nested Python loops whose variables are the parameters: the 'where' of a
+parameter, the requirements and the text template are the expressions' own inline source
+(`g.expr`, `g.text` with the parameters as Python locals), ints, enums, yes/no and players are
+plain loops, a card from one zone is read from the zone inline, and the other card, card-set,
+'use' and player-set choices come from the engine's runtime (cardsets.card_choices and the rest:
+kinds, 'same', wild cards, face-down picks), with a faster path for plain card sets (card_sets).
+
+What must stay the reference's, exactly: the order of the actions and of their candidates, the
+" #2" suffix of equal texts, the limits on candidates and actions, the actions cards give
+(one listing per copy that works), 'nothing_to_choose', nullable players, the phase's
+requirements.  The generated code evaluates everything the reference evaluates (possibly in
+another order; expressions have no side effects), so it can only fail where the reference also
+fails or where a fast expression fails and its checked version would not.  Either way, on any
+exception, or when a limit is passed, the decision is listed again by the reference (the random
+generator and the memo of defs put back first), which then returns the same list or raises its
+own error with its own message.
+
+Left to the reference: an action whose listing draws random numbers (a drawing expression runs
+only its checked version, and must run once), and an action whose only parameter is an int
+(Hold'em's raise_to: made lazy by the reference itself), in which case the whole decision is
+listed by actions.legal_actions.
+"""
+from __future__ import annotations
+
+import re
+from itertools import combinations
+from math import comb
+from typing import Callable, Optional
+
+from ..abilities import active_for
+from ..actions import Action, _formatter, _list_one, _param_values, ability_bases, legal_actions
+from ..cardsets import TooManyChoices, _combos, _limit, _sizes, card_choices, nothing_to_choose
+from ..choices import value_text
+from ..names import player_name
+
+KIND = "lister"
+_ENV = re.compile(r"\benv\b")  # the kind of the generated functions in the code cache's record
+
+# What every generated lister finds in its closure (the factory's argument R, in this order).
+_COMMON = ("L_prog", "L_act", "L_P", "L_F", "L_Action", "L_new", "L_CC", "L_names", "L_kind", "L_pub",
+           "L_own", "L_first", "L_ntc", "L_pvals", "L_cards", "L_Over", "L_active_for", "L_ab", "L_pname",
+           "L_pp", "L_enum")
+
+
+class _Over(Exception):
+    """A limit passed, or something else the reference must list itself."""
+
+
+# ---------------------------------------------------------------------- runtime pieces
+def first_of_each_kind(kind: list, zone) -> list:
+    """The first card of each kind in a zone, in zone order (card_choices' classes of one zone)."""
+    if len(set(map(kind.__getitem__, zone))) == len(zone):  # no two alike (the usual hand)
+        return zone
+    seen: set = set()
+    out = []
+    for c in zone:
+        k = kind[c]
+        if k not in seen:
+            seen.add(k)
+            out.append(c)
+    return out
+
+
+def card_sets(prog, p, st, env, who) -> list:
+    """card_choices for a 'cards' parameter: the same list, faster for the common case (cards from
+    one zone the chooser sees, no 'distinct', wild cards or 'sum'); the runtime's for the others."""
+    zf = p.zones
+    if zf is None or len(zf) != 1 or not zf[0][0] or p.distinct is not None or p.wild is not None \
+            or p.sum_of is not None:
+        return card_choices(prog, p, st, env, who)
+    if who is None:
+        who = st.active
+    zi = zf[0][1](st, env)
+    zone = st.zones[zi]
+    slot = prog.slots[zi]
+    if not (slot.visibility == "public" or (slot.visibility == "owner" and slot.owner == who)
+            or who is None or zi in st.revealed):
+        return card_choices(prog, p, st, env, who)
+    if p.printed is not None:
+        pvals, want = p.printed[0], p.printed[1](st, env)
+        zone = [c for c in zone if pvals[c] == want]
+    kind = prog.card_kind
+    by_kind: dict = {}
+    for c in zone:
+        cs = by_kind.get(kind[c])
+        if cs is None:
+            by_kind[kind[c]] = [c]
+        else:
+            cs.append(c)
+    classes = list(by_kind.items())
+    total = len(zone)
+    sizes = _sizes(prog, p, st, env)
+    if not sizes:
+        sizes = range(1, total + 1)
+    limit = _limit(st)
+    if p.same is not None:
+        prop = prog.card_names if p.same == "name" else prog.card_props[p.same]
+        groups: dict = {}
+        for item in classes:
+            v = prop[item[1][0]]
+            g = groups.get(v)
+            if g is None:
+                groups[v] = [item]
+            else:
+                g.append(item)
+        class_groups = list(groups.values())
+    else:
+        class_groups = [classes]
+    out: list = []
+    totals = [sum(len(cs) for _, cs in group) for group in class_groups]
+    for k in sizes:
+        if k <= 0:
+            continue
+        for group, n in zip(class_groups, totals):
+            if k <= n:
+                if k >= 3 and n == len(group):  # one card a kind: plain combinations, in the same order
+                    if len(out) + comb(n, k) > limit:
+                        raise TooManyChoices()
+                    out.extend([list(t) for t in combinations([cs[0] for _, cs in group], k)])
+                else:
+                    _combos(group, k, out, limit)
+    return out
+
+
+def _reference_one(prog, st, act, actor: int, out: list, seen: dict, limit: int) -> None:
+    """One action listed as actions.legal_actions lists it (an action left to the reference)."""
+    if act.ability is not None:
+        for base in ability_bases(st, act, actor):
+            _list_one(prog, st, act, actor, base, out, seen, limit)
+        return
+    if act.params and nothing_to_choose(prog, act.params[0], st, {}, actor):
+        return
+    if act.ready is not None and not act.ready(st, {}):
+        return
+    _list_one(prog, st, act, actor, None, out, seen, limit)
+
+
+# ---------------------------------------------------------------------- which actions are generated
+def _listing_exprs(prog, act) -> list:
+    """Every expression the listing of an action reads (not its effect)."""
+    d = act.decl
+    out = [r.cond for r in d.requires]
+    for p in d.params:
+        out += [x for x in (p.domain, p.cond, p.size) if x is not None]
+        if p.wild is not None:
+            out.append(p.wild[1])
+        if p.sum_of is not None:
+            out.append(p.sum_of[1])
+    if d.text is not None:
+        out += [x for x in prog.model.templates.get(d.text, [d.text.value]) if not isinstance(x, str)]
+    return out
+
+
+def reference_only(prog, act) -> Optional[str]:
+    """Why an action is listed by the reference, or None when it gets a generated lister."""
+    if len(act.params) == 1 and act.params[0].kind == "int":
+        return "its only parameter is an int (the reference lists a range lazily)"
+    if any(prog.exprs.draws(e) for e in _listing_exprs(prog, act)):
+        return "its listing draws random numbers"
+    if act.ability is not None and not act.ability.pure:
+        return "whether its card works draws random numbers"
+    return None
+
+
+# ---------------------------------------------------------------------- the generated source
+class _Writer:
+    """Writes the generated lister of one action (build(g) of CompiledProgram.define)."""
+
+    def __init__(self, prog, act, g):
+        self.prog, self.act, self.g = prog, act, g
+        self.decl = act.decl
+        self.lines: list = []
+        self.ability = act.ability is not None
+        # the names the rules read, as Python locals of the lister
+        g.scope = {"owner": "actor", "self": "L_self"} if self.ability else {}
+
+    def emit(self, depth: int, line: str) -> None:
+        self.lines.append(" " * depth + line)
+
+    def env_dict(self, upto: int) -> str:
+        """A dict literal of the names bound before parameter `upto` (for the runtime's calls)."""
+        items = ['"owner": actor', '"self": L_self'] if self.ability else []
+        items += [f"{self.decl.params[j].name!r}: L_v{j}" for j in range(upto)]
+        return "{" + ", ".join(items) + "}"
+
+    def body(self) -> str:
+        act = self.act
+        self.emit(1, ", ".join(_COMMON) + " = R")
+        self.emit(1, "def L_list(st, actor, out, seen, limit):")
+        d = 2
+        if self.ability:
+            self.emit(d, "for L_self in L_active_for(st, L_ab, actor):")
+            d += 1
+            leave = "continue"
+        else:
+            leave = "return"
+        env_at = len(self.lines)
+        self.emit(d, f"env = {self.env_dict(0)}")
+        p0 = act.params[0] if act.params else None
+        early = p0 is not None and self.simple_card(0) and p0.printed is not None
+        if early:
+            # 'card from ZONE where c.prop == V': no value here is what nothing_to_choose answers
+            # (the reference then reads no requirement), so the values come first
+            self.values(0, d)
+            self.emit(d, "if len(L_x0) > limit: raise L_Over()")
+            self.emit(d, f"if not L_x0: {leave}")
+        elif p0 is not None and p0.kind in ("card", "use") and p0.zones is not None and \
+                (p0.kind == "use" or p0.printed is not None):
+            self.emit(d, f"if L_ntc(L_prog, L_P[0], st, env, actor): {leave}")
+        if act.preconditions:
+            self.emit(d, f"if not ({self.all_of([r.cond for _, _, r in act.preconditions])}): {leave}")
+        for i in range(1, len(act.params)):
+            self.emit(d, f"L_n{i} = 0")
+        self.param(0, d, early)
+        self.emit(1, "return L_list")
+        lines = self.lines
+        if not any(_ENV.search(line) for line in lines[:env_at] + lines[env_at + 1:]):
+            del lines[env_at]  # nothing reads it: no dict to make
+        return "\n".join(lines) + "\n"
+
+    def all_of(self, conds: list) -> str:
+        return " and ".join(f"({self.g.expr(c)})" for c in conds)
+
+    def values(self, i: int, d: int) -> None:
+        """L_x{i}: the values of parameter i (before its 'where')."""
+        p, ap = self.act.params[i], self.decl.params[i]
+        g, x = self.g, f"L_x{i}"
+        if p.kind == "int":
+            self.emit(d, f"{x} = {g.expr(ap.domain, 'list')}")
+        elif p.kind == "enum":
+            self.emit(d, f"{x} = L_enum[{i}]")
+        elif p.kind == "bool":
+            self.emit(d, f"{x} = (True, False)")
+        elif p.kind == "player":
+            self.emit(d, f"{x} = range(st.n)")
+        elif self.simple_card(i):
+            self.emit(d, f"L_zi = {g.expr(ap.domain)}")
+            self.emit(d, "L_z = st.zones[L_zi]")
+            self.emit(d, "if L_pub[L_zi] or L_own[L_zi] == actor or actor is None or L_zi in st.revealed:")
+            if p.printed is not None:
+                self.emit(d + 1, f"L_w = L_pp[{i}][1](st, {self.env_dict(i)})")
+                self.emit(d + 1, f"L_z = [c for c in L_z if L_pp[{i}][0][c] == L_w]")
+            self.emit(d + 1, f"{x} = L_z" if _unique_kinds(self.prog) else f"{x} = L_first(L_kind, L_z)")
+            self.emit(d, "else:")
+            self.emit(d + 1, f"{x} = [L_CC + L_zi] if L_z else ()")
+        elif p.kind == "cards":
+            self.emit(d, f"{x} = L_cards(L_prog, L_P[{i}], st, {self.env_dict(i)}, actor)")
+        else:
+            self.emit(d, f"{x} = L_pvals(L_prog, L_P[{i}], st, {self.env_dict(i)}, actor)")
+
+    def simple_card(self, i: int) -> bool:
+        p, ap = self.act.params[i], self.decl.params[i]
+        return p.kind == "card" and p.zones is not None and len(p.zones) == 1 and p.zones[0][0] \
+            and not p.multi_zone and self.prog.type_of(ap.domain).name == "zone"
+
+    def param(self, i: int, d: int, listed: bool = False) -> None:
+        """The loop of parameter i, and inside it the parameters after it (or the action);
+        listed: its values are already in L_x{i}."""
+        act, g = self.act, self.g
+        if i == len(act.params):
+            self.action(d)
+            return
+        p, ap = act.params[i], self.decl.params[i]
+        v = f"L_v{i}"
+        if not listed:
+            self.values(i, d)
+            if i == 0:
+                self.emit(d, "if len(L_x0) > limit: raise L_Over()")
+        g.scope[ap.name] = v
+        marker = {"card": f" or {v} >= L_CC", "cards": f" or any([c >= L_CC for c in {v}])"}.get(p.kind, "")
+        test = f"({g.expr(ap.cond)}){marker}" if ap.cond is not None else None
+        if p.kind == "player" and p.nullable:  # 'player or none': none only when no player qualifies
+            keep = f" if {test}" if test is not None else ""
+            self.emit(d, f"for {v} in ([{v} for {v} in L_x{i}{keep}] or (None,)):")
+        else:
+            self.emit(d, f"for {v} in L_x{i}:")
+            if test is not None:
+                d += 1
+                self.emit(d, f"if {test}:")
+        d += 1
+        if i > 0:
+            self.emit(d, f"L_n{i} += 1")
+            self.emit(d, f"if L_n{i} > limit: raise L_Over()")
+        self.param(i + 1, d)
+
+    def action(self, d: int) -> None:
+        """The filled-in action: its requirements, its text, and the action itself."""
+        act, decl, g = self.act, self.decl, self.g
+        if act.requires:
+            self.emit(d, f"if {self.all_of([r.cond for _, _, r in act.requires])}:")
+            d += 1
+        self.emit(d, f"L_t = {self.text()}")
+        self.emit(d, "if len(out) >= limit: raise L_Over()")
+        self.emit(d, "if L_t in seen:")
+        self.emit(d + 1, "seen[L_t] += 1")
+        self.emit(d + 1, "L_t = L_t + ' #' + str(seen[L_t])")
+        self.emit(d, "else:")
+        self.emit(d + 1, "seen[L_t] = 1")
+        params = [f"({p.name!r}, L_v{i})" for i, p in enumerate(decl.params)]
+        if self.ability:
+            params += ["('owner', actor)", "('self', L_self)"]
+        tup = "(" + ", ".join(params) + ("," if len(params) == 1 else "") + ")"
+        self.emit(d, f"out.append(L_new(L_Action, ({act.name!r}, {tup}, L_t)))")
+
+    def text(self) -> str:
+        act, decl, prog = self.act, self.decl, self.prog
+        if decl.text is not None:
+            return "(" + self.g.text(prog.model.templates.get(decl.text, [decl.text.value])) + ")"
+        parts = [repr(act.name)]
+        for i, p in enumerate(act.params):
+            v = f"L_v{i}"
+            if prog.has_labels:
+                parts.append(f"L_F[{i}](st, {v})")
+            elif p.kind == "int":
+                parts.append(f"str({v})")
+            elif p.kind == "card" and not p.multi_zone:
+                parts.append(f"(L_names[{v}] if {v} < L_CC else L_F[{i}](st, {v}))")
+            else:
+                parts.append(f"L_F[{i}](st, {v})")
+        return " + ' ' + ".join(parts)
+
+
+def _unique_kinds(prog) -> bool:
+    """Is every card the only one of its kind (no two alike)?"""
+    got = prog.cache.get("unique kinds")
+    if got is None:
+        got = prog.cache["unique kinds"] = len(set(prog.card_kind)) == prog.card_count
+    return got
+
+
+def _closure(prog, act) -> tuple:
+    """The factory's argument R (names as in _COMMON)."""
+    slots = prog.slots
+    pub = tuple(s.visibility == "public" for s in slots)
+    own = tuple(s.owner if s.visibility == "owner" else -2 for s in slots)  # -2: no seat
+    params = tuple(act.params)
+    return (prog, act, params, tuple(_formatter(prog, p) for p in params), Action, tuple.__new__,
+            prog.card_count, prog.card_names, prog.card_kind, pub, own, first_of_each_kind,
+            nothing_to_choose, _param_values, card_sets, _Over, active_for, act.ability, player_name,
+            tuple(p.printed for p in params),
+            tuple(p.domain(None, None) if p.kind == "enum" else None for p in params))
+
+
+# ---------------------------------------------------------------------- the lister
+def build_listers(prog) -> None:
+    """Generate the lister of every action that gets one, in declaration order (the code cache
+    replays them in the order they were asked for), and install the engine's lister."""
+    if not prog.exprs.fast:  # the checked-only build is a reference for tests: list as the reference does
+        return
+    listers: dict = {}
+    whole: set = set()  # actions that send the whole decision to the reference
+    for name, act in prog.actions.items():
+        why = reference_only(prog, act)
+        if why is not None:
+            if len(act.params) == 1 and act.params[0].kind == "int":
+                whole.add(name)
+            continue
+        factory = prog.define(KIND, act.decl.span, "R", lambda g, act=act: _Writer(prog, act, g).body())
+        listers[name] = factory(_closure(prog, act))
+    prog.listers = listers
+    prog.lister = make_lister(prog, listers, whole)
+
+
+def make_lister(prog, listers: dict, whole: set) -> Callable:
+    """The engine's lister (state.py calls it as actions.legal_actions): the generated function
+    of each action, the reference's listing for the others; the reference's for the whole
+    decision when anything goes wrong (it then raises its own error, or lists the same)."""
+    acts = prog.actions
+    fallbacks = prog.listing_fallbacks = [0]
+    get = listers.get
+
+    def lister(prog_, st, names: list, actor: int, phase_ready=None) -> list:
+        if whole and not whole.isdisjoint(names):
+            return legal_actions(prog_, st, names, actor, phase_ready)
+        rng = st.rng
+        try:
+            out: list = []
+            if phase_ready is not None and not phase_ready(st, {}):
+                return out
+            seen: dict = {}
+            limit = _limit(st)
+            for name in names:
+                f = get(name)
+                if f is not None:
+                    f(st, actor, out, seen, limit)
+                else:
+                    _reference_one(prog_, st, acts[name], actor, out, seen, limit)
+            return out
+        except Exception:  # noqa: BLE001 -- the reference lists it again: the same list, or its error
+            fallbacks[0] += 1
+            st.rng, st._memo = rng, {}
+            return legal_actions(prog_, st, names, actor, phase_ready)
+    return lister

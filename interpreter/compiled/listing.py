@@ -32,14 +32,18 @@ from itertools import combinations
 from math import comb
 from typing import Callable, Optional
 
+from rulespec.lang import types as T
+
 from ..abilities import active_for
 from ..actions import Action, _formatter, _list_one, _param_values, ability_bases, legal_actions
-from ..cardsets import TooManyChoices, _combos, _limit, _sizes, card_choices, nothing_to_choose
+from ..cardsets import (TooManyChoices, _combos, _group_by, _limit, _sizes, _wild_choices, card_choices, card_classes,
+                        nothing_to_choose)
 from ..choices import value_text
 from ..names import player_name
 
 KIND = "lister"
-_ENV = re.compile(r"\benv\b")  # the kind of the generated functions in the code cache's record
+_ENV = re.compile(r"\benv\b")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")  # the kind of the generated functions in the code cache's record
 
 # What every generated lister finds in its closure (the factory's argument R, in this order).
 _COMMON = ("L_prog", "L_act", "L_P", "L_F", "L_Action", "L_new", "L_CC", "L_names", "L_kind", "L_pub",
@@ -67,37 +71,29 @@ def first_of_each_kind(kind: list, zone) -> list:
 
 
 def card_sets(prog, p, st, env, who) -> list:
-    """card_choices for a 'cards' parameter: the same list, faster for the common case (cards from
-    one zone the chooser sees, no 'distinct', wild cards or 'sum'); the runtime's for the others."""
-    zf = p.zones
-    if zf is None or len(zf) != 1 or not zf[0][0] or p.distinct is not None or p.wild is not None \
-            or p.sum_of is not None:
+    """card_choices for a 'cards' parameter: the very same list (and the same TooManyChoices), with
+    the sets of plain and 'same' choices made faster (combinations of cards no two alike in one
+    go), and wild-card choices with no wild card at hand made without trying every count of
+    wilds.  'distinct', 'sum' and wild cards that change during a game: the runtime's own."""
+    if p.distinct is not None or p.sum_of is not None or \
+            (p.wild is not None and (not p.wild_static or p.same is None)):
         return card_choices(prog, p, st, env, who)
     if who is None:
         who = st.active
-    zi = zf[0][1](st, env)
-    zone = st.zones[zi]
-    slot = prog.slots[zi]
-    if not (slot.visibility == "public" or (slot.visibility == "owner" and slot.owner == who)
-            or who is None or zi in st.revealed):
-        return card_choices(prog, p, st, env, who)
-    if p.printed is not None:
-        pvals, want = p.printed[0], p.printed[1](st, env)
-        zone = [c for c in zone if pvals[c] == want]
-    kind = prog.card_kind
-    by_kind: dict = {}
-    for c in zone:
-        cs = by_kind.get(kind[c])
-        if cs is None:
-            by_kind[kind[c]] = [c]
-        else:
-            cs.append(c)
-    classes = list(by_kind.items())
-    total = len(zone)
+    by_class, total = card_classes(prog, p, st, env, who)
+    classes = list(by_class.items())
+    if p.same is not None or p.wild is not None:
+        classes = [item for item in classes if not isinstance(item[0], tuple)]  # (face-down cards)
     sizes = _sizes(prog, p, st, env)
     if not sizes:
         sizes = range(1, total + 1)
     limit = _limit(st)
+    if p.wild is not None:
+        live = st.opts.live
+        table = live.get(("wild", id(p)))  # (the table _wild_choices keeps)
+        if table is None or any(table[cs[0]] for _, cs in classes):
+            return _wild_choices(prog, p, st, env, classes, sizes, limit)
+        return _unwild(prog, p, classes, sizes, limit)
     if p.same is not None:
         prop = prog.card_names if p.same == "name" else prog.card_props[p.same]
         groups: dict = {}
@@ -118,12 +114,38 @@ def card_sets(prog, p, st, env, who) -> list:
             continue
         for group, n in zip(class_groups, totals):
             if k <= n:
-                if k >= 3 and n == len(group):  # one card a kind: plain combinations, in the same order
-                    if len(out) + comb(n, k) > limit:
-                        raise TooManyChoices()
-                    out.extend([list(t) for t in combinations([cs[0] for _, cs in group], k)])
-                else:
-                    _combos(group, k, out, limit)
+                _fast_combos(group, n, k, out, limit)
+    return out
+
+
+def _fast_combos(group: list, n: int, k: int, out: list, limit: int) -> None:
+    """cardsets._combos (the same sets in the same order, TooManyChoices alike); n: the group's
+    cards.  Cards no two alike, 3 or more at a time: itertools' combinations, counted first."""
+    if k >= 3 and n == len(group):
+        if len(out) + comb(n, k) > limit:
+            raise TooManyChoices()
+        out.extend([list(t) for t in combinations([cs[0] for _, cs in group], k)])
+    else:
+        _combos(group, k, out, limit)
+
+
+def _unwild(prog, p, classes: list, sizes, limit: int) -> list:
+    """cardsets._wild_choices when no class is wild: its sets (each group of alike cards alone,
+    without wilds to add), with its limits (each group's sets counted on their own, then with
+    those before them)."""
+    groups = [(g, sum(len(cs) for _, cs in g)) for g in _group_by(prog, p.same, classes)]
+    biggest = max([n for _, n in groups], default=0)
+    out: list = []
+    for k in sizes:
+        if k <= 0 or k > biggest:
+            continue
+        for group, n in groups:
+            if k <= n:
+                base: list = []
+                _fast_combos(group, n, k, base, limit)
+                if len(out) + len(base) > limit:
+                    raise TooManyChoices()
+                out.extend(base)
     return out
 
 
@@ -176,6 +198,7 @@ class _Writer:
         self.decl = act.decl
         self.lines: list = []
         self.ability = act.ability is not None
+        self._names = None  # the name the card names are bound to, once asked for
         # the names the rules read, as Python locals of the lister
         g.scope = {"owner": "actor", "self": "L_self"} if self.ability else {}
 
@@ -310,7 +333,7 @@ class _Writer:
     def text(self) -> str:
         act, decl, prog = self.act, self.decl, self.prog
         if decl.text is not None:
-            return "(" + self.g.text(prog.model.templates.get(decl.text, [decl.text.value])) + ")"
+            return self.template(prog.model.templates.get(decl.text, [decl.text.value]))
         parts = [repr(act.name)]
         for i, p in enumerate(act.params):
             v = f"L_v{i}"
@@ -323,6 +346,39 @@ class _Writer:
             else:
                 parts.append(f"L_F[{i}](st, {v})")
         return " + ' ' + ".join(parts)
+
+
+    def template(self, parts: list) -> str:
+        """A text template's source as g.text writes it, with the formatters of the usual types
+        written inline (what Program.formatter returns for them, without a call per hole)."""
+        g = self.g
+        if self.prog.model.label is not None:  # cards shown by their label: the formatters do it
+            return "(" + g.text(parts) + ")"
+        out = []
+        for part in parts:
+            if isinstance(part, str):
+                out.append(repr(part))
+                continue
+            t = g.type_of(part)
+            src = g.expr(part)
+            simple = _NAME.fullmatch(src) is not None  # read twice below: a local name only
+            if t == T.CARD and simple:
+                out.append(f"('no card' if {src} is None else {self.names()}[{src}])")
+            elif t == T.CARDS:
+                out.append(f"(' + '.join(['no card' if L_c is None else {self.names()}[L_c] for L_c in {src}])"
+                           f" or 'nothing')")
+            elif t == T.PLAYER and simple:
+                out.append(f"('nobody' if {src} is None else 'P' + str({src} + 1))")
+            elif (t in (T.INT, T.TEXT) or t.name == "enum") and simple:
+                out.append(f"('none' if {src} is None else str({src}))")
+            else:
+                out.append(f"{g.bind(g.comp.formatter(t), ('fmt', t))}(st, {src})")
+        return "(" + (" + ".join(out) if out else "''") + ")"
+
+    def names(self) -> str:
+        if self._names is None:
+            self._names = self.g.bind(self.prog.card_names, ("names",))
+        return self._names
 
 
 def _unique_kinds(prog) -> bool:

@@ -32,6 +32,7 @@ from itertools import combinations
 from math import comb
 from typing import Callable, Optional
 
+from rulespec.lang import ast as A
 from rulespec.lang import types as T
 
 from ..abilities import active_for
@@ -48,7 +49,10 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")  # the kind of the generated funct
 # What every generated lister finds in its closure (the factory's argument R, in this order).
 _COMMON = ("L_prog", "L_act", "L_P", "L_F", "L_Action", "L_new", "L_CC", "L_names", "L_kind", "L_pub",
            "L_own", "L_first", "L_ntc", "L_pvals", "L_cards", "L_Over", "L_active_for", "L_ab", "L_pname",
-           "L_pp", "L_enum")
+           "L_pp", "L_enum", "L_U")
+
+
+_UNSET = object()  # a hoisted value not worked out yet
 
 
 class _Over(Exception):
@@ -201,6 +205,12 @@ class _Writer:
         self._names = None  # the name the card names are bound to, once asked for
         # the names the rules read, as Python locals of the lister
         g.scope = {"owner": "actor", "self": "L_self"} if self.ability else {}
+        self.hoisted: dict = {}  # (id(node), mode) -> the local that keeps its value
+        self._free: dict = {}    # id(node) -> the local names it reads that it does not bind
+        self._plain_expr = g.expr
+        self._off = 0            # > 0: inside a lambda or a comprehension, where nothing is hoisted
+        self.looping = False     # inside the loop of the first choice (before it, all runs once)
+        g.expr = self._hoisting_expr  # (the writer's own recursive calls come here too)
 
     def emit(self, depth: int, line: str) -> None:
         self.lines.append(" " * depth + line)
@@ -240,11 +250,61 @@ class _Writer:
         for i in range(1, len(act.params)):
             self.emit(d, f"L_n{i} = 0")
         self.param(0, d, early)
+        if self.hoisted:  # (right after env: the first line that may use one)
+            self.lines.insert(env_at + 1, " " * d + " = ".join(sorted(self.hoisted.values())) + " = L_U")
         self.emit(1, "return L_list")
         lines = self.lines
         if not any(_ENV.search(line) for line in lines[:env_at] + lines[env_at + 1:]):
             del lines[env_at]  # nothing reads it: no dict to make
         return "\n".join(lines) + "\n"
+
+    def _hoisting_expr(self, e, mode: str = "value") -> str:
+        """g.expr, but a part of a condition or a text that reads no choice (led_suit(),
+        can_follow(active)) is worked out once per listing, the first time it is needed, and kept
+        in a local: what the memo of defs does, without a call per candidate.  Read once where the
+        reference reads it many times, it is the same value (nothing changes the state while
+        actions are listed), and it is read only where the reference reads it at least once.
+        Not inside a quantifier or a 'let' (a comprehension or a lambda of the source)."""
+        plain = self._plain_expr
+        if self._off or not self.looping or not _worth(e) or not self.free(e) <= self.fixed_names():
+            if isinstance(e, (A.Quant, A.LetExpr)):
+                self._off += 1
+                try:
+                    return plain(e, mode)
+                finally:
+                    self._off -= 1
+            return plain(e, mode)
+        key = (id(e), mode)
+        name = self.hoisted.get(key)
+        self._off += 1
+        try:
+            src = plain(e, mode)
+        finally:
+            self._off -= 1
+        if name is None:
+            name = self.hoisted[key] = f"L_h{len(self.hoisted)}"
+        return f"({name} if {name} is not L_U else ({name} := {src}))"
+
+    def fixed_names(self) -> set:
+        """The rules' local names fixed for one listing: a card's owner and the card itself."""
+        return _ABILITY_NAMES if self.ability else _NO_NAMES
+
+    def free(self, e) -> frozenset:
+        """The local names expression e reads and does not bind itself."""
+        got = self._free.get(id(e))
+        if got is None:
+            refs = self.g.refs
+            if isinstance(e, A.Name):
+                got = frozenset([e.name]) if refs.get(e, ("",))[0] == "local" else _NO_NAMES
+            elif isinstance(e, A.Quant):
+                inner = frozenset().union(*[self.free(x) for x in (e.where, e.body) if x is not None])
+                got = self.free(e.domain) | (inner - {e.var})
+            elif isinstance(e, A.LetExpr):
+                got = self.free(e.value) | (self.free(e.body) - {e.var})
+            else:
+                got = frozenset().union(*[self.free(x) for x in A.children(e)])
+            self._free[id(e)] = got
+        return got
 
     def all_of(self, conds: list) -> str:
         return " and ".join(f"({self.g.expr(c)})" for c in conds)
@@ -286,6 +346,7 @@ class _Writer:
         listed: its values are already in L_x{i}."""
         act, g = self.act, self.g
         if i == len(act.params):
+            self.looping = bool(act.params)  # (an action without choices runs this once: nothing to keep)
             self.action(d)
             return
         p, ap = act.params[i], self.decl.params[i]
@@ -295,6 +356,7 @@ class _Writer:
             if i == 0:
                 self.emit(d, "if len(L_x0) > limit: raise L_Over()")
         g.scope[ap.name] = v
+        self.looping = True
         marker = {"card": f" or {v} >= L_CC", "cards": f" or any([c >= L_CC for c in {v}])"}.get(p.kind, "")
         test = f"({g.expr(ap.cond)}){marker}" if ap.cond is not None else None
         if p.kind == "player" and p.nullable:  # 'player or none': none only when no player qualifies
@@ -381,6 +443,16 @@ class _Writer:
         return self._names
 
 
+_NO_NAMES: frozenset = frozenset()
+_ABILITY_NAMES = frozenset(["owner", "self"])
+
+
+def _worth(e) -> bool:
+    """Is expression e worth keeping once worked out: does it call a def, a rule or a builtin, or
+    run a quantifier?"""
+    return isinstance(e, (A.Call, A.Quant)) or any(_worth(x) for x in A.children(e))
+
+
 def _unique_kinds(prog) -> bool:
     """Is every card the only one of its kind (no two alike)?"""
     got = prog.cache.get("unique kinds")
@@ -399,7 +471,7 @@ def _closure(prog, act) -> tuple:
             prog.card_count, prog.card_names, prog.card_kind, pub, own, first_of_each_kind,
             nothing_to_choose, _param_values, card_sets, _Over, active_for, act.ability, player_name,
             tuple(p.printed for p in params),
-            tuple(p.domain(None, None) if p.kind == "enum" else None for p in params))
+            tuple(p.domain(None, None) if p.kind == "enum" else None for p in params), _UNSET)
 
 
 # ---------------------------------------------------------------------- the lister

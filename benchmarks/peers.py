@@ -3,7 +3,9 @@
     python benchmarks/peers.py [--seconds S] [--games-dir games]
 
 Random players through each engine's public API:
-- rulespec: ``rulespec.load``, ``new_state``, ``legal_actions``, ``apply``;
+- rulespec: ``rulespec.load``, ``new_state``, ``sample_action`` (the action
+  ``legal_actions()[rng.randrange(count)]`` would pick, without listing every action: Hold'em's
+  'raise to x' stays one range), ``apply``;
 - RLCard's Python Dou Dizhu (``rlcard.games.doudizhu.game.DoudizhuGame``: ``init_game``, ``step``
   with a random legal action);
 - OpenSpiel's C++ Dou Dizhu through ``pyspiel`` (``new_initial_state``, chance outcomes sampled,
@@ -67,8 +69,7 @@ def rulespec_player(path: str, players: int):
         rng = random.Random(seed)
         n = 0
         while not st.is_terminal():
-            legal = st.legal_actions()
-            st.apply(legal[rng.randrange(len(legal))])
+            st.apply(st.sample_action(rng))  # legal_actions()[rng.randrange(count)], without listing them all
             n += 1
         return n
     return play_one

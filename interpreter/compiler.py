@@ -21,6 +21,7 @@ from rulespec.lang import types as T
 from rulespec.lang.model import Model
 
 from .abilities import CAbility
+from .action_ranges import range_ends, text_ends
 from .errors import GameOver, RuleRuntimeError
 from .expressions import ExpressionCompiler
 from .names import player_name
@@ -648,10 +649,17 @@ class Program:
         pre = [(self.expr(r.cond), r.message, r) for r in a.requires if not _mentions(r.cond, names)]
         post = [(self.expr(r.cond), r.message, r) for r in a.requires if _mentions(r.cond, names)]
         text = self.template(a.text) if a.text is not None else None
-        return CAction(a.name, a, params, post, pre, text,
-                       self.block_compiler.compile(a.effect, f"the effect of action '{a.name}'"),
-                       self._all_of([r for _, _, r in post]), self._all_of([r for _, _, r in pre]),
-                       frozenset(r.name for r in a.respond_to), self.ability(a))
+        act = CAction(a.name, a, params, post, pre, text,
+                      self.block_compiler.compile(a.effect, f"the effect of action '{a.name}'"),
+                      self._all_of([r for _, _, r in post]), self._all_of([r for _, _, r in pre]),
+                      frozenset(r.name for r in a.respond_to), self.ability(a))
+        act.text_ends = text_ends(self.model, a)
+        ends = range_ends(self.model, a)
+        if ends is not None and not post and act.ability is None:
+            lo, hi = a.params[0].domain.lo, a.params[0].domain.hi
+            if not (self.exprs.draws(lo) or self.exprs.draws(hi)):  # read once each, as the domain reads them
+                act.int_range = (self.expr(lo), self.expr(hi)) + ends
+        return act
 
     def _all_of(self, requires: list) -> Optional[Callable]:
         """One function that is true when every requirement holds (in order, stopping at the first

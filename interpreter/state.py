@@ -300,24 +300,56 @@ class State(Observation):
         return self.pending is not None and self.pending["kind"] == "choice"
 
     def legal_actions(self) -> list[Action]:
-        if self._legal is None:
-            pend = self.pending
-            if self.terminal:
-                self._legal = []
-            elif pend is None:
-                if self.stage == AWAIT:
-                    ph = self.prog.phases[self.phase]
-                    self._list_actions(ph.actions, ph.ready)
-                else:
-                    self._legal = []
-            elif pend["kind"] == "window":
-                self._list_actions(responses_for(self, pend["eid"]))
-            else:
-                self._legal = [Action(CHOICE, (("value", v),), t) for v, t in zip(pend["options"], pend["texts"])]
-            self._legal_map = None  # built when first needed
-        return list(self._legal)  # the caller's own list: changing it cannot change the state
+        """Every legal action now, in the rules' order (empty when the game is over)."""
+        legal = self._legal if self._legal is not None else self._listed()
+        if type(legal) is not list:  # a LazyActions (an int choice kept as a range): made whole, once
+            legal = self._legal = list(legal)
+            self._legal_map = None
+        return list(legal)  # the caller's own list: changing it cannot change the state
 
-    def _list_actions(self, names: list, phase_ready=None) -> list:
+    def count_actions(self) -> int:
+        """len(legal_actions()), without making the actions of a range (Hold'em's 'raise to x')."""
+        return len(self._legal if self._legal is not None else self._listed())
+
+    def action_at(self, i: int) -> Action:
+        """legal_actions()[i] (IndexError out of range), without making the others."""
+        if not isinstance(i, int):
+            raise TypeError(f"action_at() takes the index of a legal action (an int), not {type(i).__name__}")
+        return (self._legal if self._legal is not None else self._listed())[i]
+
+    def sample_action(self, rng) -> Action:
+        """legal_actions()[rng.randrange(count_actions())]: the same draw from `rng` (a
+        random.Random, or anything with randrange) and the same action as that idiom, or as
+        rng.choice(legal_actions()), without listing every action.  IllegalActionError when
+        there is none (the game is over)."""
+        legal = self._legal if self._legal is not None else self._listed()
+        n = len(legal)
+        if not n:
+            raise IllegalActionError("sample_action(): there is no legal action now"
+                                     + (" (the game is over)" if self.terminal else ""))
+        return legal[rng.randrange(n)]
+
+    def _listed(self):
+        """The legal actions as the state keeps them (a list, or a LazyActions: action_ranges.py)."""
+        pend = self.pending
+        if self.terminal:
+            self._legal = []
+        elif pend is None:
+            if self.stage == AWAIT:
+                ph = self.prog.phases[self.phase]
+                self._list_actions(ph.actions, ph.ready)
+            else:
+                self._legal = []
+        elif pend["kind"] == "window":
+            self._list_actions(responses_for(self, pend["eid"]))
+        else:
+            self._legal = [Action(CHOICE, (("value", v),), t) for v, t in zip(pend["options"], pend["texts"])]
+        self._legal_map = None  # built when first needed
+        return self._legal
+
+    def _list_actions(self, names: list, phase_ready=None):
+        """List the actions `names` for the active player into the state (a list, or a
+        LazyActions when a range is kept whole) and return them."""
         self._memo = {}  # nothing changes the state while actions are listed: defs may be memoised
         try:
             prog = self.prog
@@ -343,18 +375,25 @@ class State(Observation):
         return actions
 
     def legal_action_strings(self) -> list[str]:
-        if self._legal is None:
-            self.legal_actions()
-        return [a.text for a in self._legal]
+        """The texts of legal_actions(), in order."""
+        legal = self._legal if self._legal is not None else self._listed()
+        if type(legal) is not list:
+            return legal.texts()
+        return [a.text for a in legal]
 
     def apply(self, action: Union[Action, str]) -> None:
         """Take a legal action (one of legal_actions(), or its text).  An illegal one raises
         IllegalActionError, anything that is not an action ActionTypeError (one of them); the
         state is then unchanged."""
         _expect_action(action, "apply")
-        legal = self._legal if self._legal is not None else (self.legal_actions(), self._legal)[1]
+        legal = self._legal if self._legal is not None else self._listed()
         chosen = None
-        if isinstance(action, Action):
+        if type(legal) is not list:  # a LazyActions: a range's action is found from its text
+            text = action.text if isinstance(action, Action) else str(action).strip()
+            chosen = legal.find(text)
+            if chosen is None:
+                raise IllegalActionError(self.explain_illegal(text))
+        elif isinstance(action, Action):
             text = action.text
             for a in legal:  # usually one of these very objects (an agent picked it)
                 if a is action:

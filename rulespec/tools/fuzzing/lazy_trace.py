@@ -85,7 +85,7 @@ class _Snapshot:
     def __init__(self, st, layout: tuple, viewer: int, log_from: int):
         legal = None
         if st._legal is not None and st.current_player == viewer:
-            legal = tuple(a.text for a in st._legal)
+            legal = tuple(st.legal_action_strings())
         self.data = marshal.dumps((_snapshot_values(st), legal))
         self.game, self.layout, self.viewer, self.log_from, self.log_to = st.game, layout, viewer, log_from, len(st.log)
         self.opts = st.opts

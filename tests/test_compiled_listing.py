@@ -19,8 +19,8 @@ from rulespec.lang.checker import check_file, check_text
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = sorted(glob.glob(str(ROOT / "games" / "*.rules")))
 LAB = str(ROOT / "tests" / "rules" / "listing_lab.rules")
-# single-int actions: the reference lists their range (lazily); the decisions that offer them too
-INT_ONLY = {"blackjack": {"bet_chips"}, "holdem": {"bet", "raise_to"}, "spades": {"bid_tricks"}}
+# int choices over a range: the reference lists them (as one range), and the decisions that offer them
+INT_ONLY = {"holdem": {"bet", "raise_to"}, "spades": {"bid_tricks"}}
 SHORT = {"gin_rummy": {"target": 1}, "uno": {"target": 1}}
 
 

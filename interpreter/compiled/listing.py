@@ -21,9 +21,9 @@ generator and the memo of defs put back first), which then returns the same list
 own error with its own message.
 
 Left to the reference: an action whose listing draws random numbers (a drawing expression runs
-only its checked version, and must run once), and an action whose only parameter is an int
-(Hold'em's raise_to: made lazy by the reference itself), in which case the whole decision is
-listed by actions.legal_actions.
+only its checked version, and must run once), and an int choice over a range that the reference
+may keep as one range (Hold'em's raise_to, action_ranges.py): a decision that offers one is
+listed whole by actions.legal_actions.
 """
 from __future__ import annotations
 
@@ -36,7 +36,8 @@ from rulespec.lang import ast as A
 from rulespec.lang import types as T
 
 from ..abilities import active_for
-from ..actions import Action, _formatter, _list_one, _param_values, ability_bases, legal_actions
+from ..action_value import Action
+from ..actions import _formatter, _list_one, _param_values, ability_bases, legal_actions
 from ..cardsets import (TooManyChoices, _combos, _group_by, _limit, _sizes, _wild_choices, card_choices, card_classes,
                         nothing_to_choose)
 from ..choices import value_text
@@ -184,8 +185,8 @@ def _listing_exprs(prog, act) -> list:
 
 def reference_only(prog, act) -> Optional[str]:
     """Why an action is listed by the reference, or None when it gets a generated lister."""
-    if len(act.params) == 1 and act.params[0].kind == "int":
-        return "its only parameter is an int (the reference lists a range lazily)"
+    if act.int_range is not None:
+        return "an int choice over a range: the reference may list it as one range (action_ranges.py)"
     if any(prog.exprs.draws(e) for e in _listing_exprs(prog, act)):
         return "its listing draws random numbers"
     if act.ability is not None and not act.ability.pure:
@@ -485,7 +486,7 @@ def build_listers(prog) -> None:
     for name, act in prog.actions.items():
         why = reference_only(prog, act)
         if why is not None:
-            if len(act.params) == 1 and act.params[0].kind == "int":
+            if act.int_range is not None:
                 whole.add(name)
             continue
         factory = prog.define(KIND, act.decl.span, "R", lambda g, act=act: _Writer(prog, act, g).body())

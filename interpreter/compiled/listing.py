@@ -211,6 +211,7 @@ class _Writer:
         self._plain_expr = g.expr
         self._off = 0            # > 0: inside a lambda or a comprehension, where nothing is hoisted
         self.looping = False     # inside the loop of the first choice (before it, all runs once)
+        self._inlining = 0       # how deep in the bodies of defs written inline
         g.expr = self._hoisting_expr  # (the writer's own recursive calls come here too)
 
     def emit(self, depth: int, line: str) -> None:
@@ -268,6 +269,8 @@ class _Writer:
         Not inside a quantifier or a 'let' (a comprehension or a lambda of the source)."""
         plain = self._plain_expr
         if self._off or not self.looping or not _worth(e) or not self.free(e) <= self.fixed_names():
+            if self.looping and self.inlinable(e):
+                return self.inline(e, mode)
             if isinstance(e, (A.Quant, A.LetExpr)):
                 self._off += 1
                 try:
@@ -287,8 +290,39 @@ class _Writer:
         return f"({name} if {name} is not L_U else ({name} := {src}))"
 
     def fixed_names(self) -> set:
-        """The rules' local names fixed for one listing: a card's owner and the card itself."""
-        return _ABILITY_NAMES if self.ability else _NO_NAMES
+        """The rules' local names fixed for one listing: a card's owner and the card itself (in
+        the body of a def written inline, its parameters are the only names: none is fixed)."""
+        return _ABILITY_NAMES if self.ability and not self._inlining else _NO_NAMES
+
+    def inlinable(self, e) -> bool:
+        """Is e a call of a small pure def with choices for arguments (is_wild(c), matches(c)),
+        whose body is better written inline than called through the memo of defs (a call, a key
+        and a look-up for every candidate, where the value is rarely asked for twice)?"""
+        if not isinstance(e, A.Call) or self._inlining >= _INLINE_DEPTH or \
+                self.g.refs.get(e, ("",))[0] != "def" or not self.prog.exprs.pure.get(e.func):
+            return False
+        d = self.prog.model.defs[e.func]
+        if not e.args or _size(d.body) > _INLINE_SIZE:
+            return False  # (a def of no argument: kept once per listing, by the memo or here)
+        for a in e.args:  # a choice or a quantifier's variable: a Python local of the lister
+            if not (isinstance(a, A.Name) and self.g.refs.get(a, ("",))[0] == "local" and a.name in self.g.scope
+                    and self.g.type_of(a).name in _SCALAR):
+                return False
+        return True
+
+    def inline(self, e, mode: str) -> str:
+        """The body of the def e calls, its parameters standing for the locals given (the value
+        the call gives: a pure def's value is the same however often it is worked out)."""
+        g = self.g
+        d = self.prog.model.defs[e.func]
+        scope = g.scope
+        g.scope = {p.name: scope[a.name] for p, a in zip(d.params, e.args)}  # (a def sees its parameters only)
+        self._inlining += 1
+        try:
+            return "(" + g.expr(d.body, "value" if d.rtype.name == "zone" else "list") + ")"
+        finally:
+            self._inlining -= 1
+            g.scope = scope
 
     def free(self, e) -> frozenset:
         """The local names expression e reads and does not bind itself."""
@@ -452,6 +486,19 @@ def _worth(e) -> bool:
     """Is expression e worth keeping once worked out: does it call a def, a rule or a builtin, or
     run a quantifier?"""
     return isinstance(e, (A.Call, A.Quant)) or any(_worth(x) for x in A.children(e))
+
+
+_INLINE_DEPTH = 2  # a def written inline in one written inline, no deeper (defs may call themselves)
+_INLINE_SIZE = 30  # the most nodes a def's body may have to be written inline
+_SCALAR = frozenset(["int", "bool", "text", "player", "card", "enum"])  # (as arguments: passed as they are)
+
+
+def _size(e) -> int:
+    """How many nodes expression e has; a quantifier counts as too many (its loop is worth the
+    memo's keeping, should the value be asked for again)."""
+    if isinstance(e, A.Quant):
+        return _INLINE_SIZE + 1
+    return 1 + sum(_size(x) for x in A.children(e))
 
 
 def _unique_kinds(prog) -> bool:

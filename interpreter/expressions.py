@@ -75,12 +75,15 @@ class ExpressionCompiler:
         self.tags = {name: frozenset([name] + [t.name for t in d.tags]) for name, d in self.model.effects.items()}
         self.session: Optional[_Session] = _Session()
         self.replayed = False  # did the whole build come from a recorded session
+        self.native = None  # the extension module the functions came from (a replay of a native build)
+        self.module_parts: Optional[tuple] = None  # after finish(): (sources, namespace, recipes)
         if cached is not None:
             try:
                 self._start_replay(cached)
             except Exception:  # a damaged or foreign record: generate everything
                 self.session = _Session()
                 self._bodies.clear()
+                self.native = None
                 cached = None
         if cached is None:
             self.pure: dict[str, bool] = {}  # def -> draws no random number (defs call only earlier defs)
@@ -90,15 +93,26 @@ class ExpressionCompiler:
     # ---- sessions: record, replay
     def _start_replay(self, rec: dict) -> None:
         s = self.session
-        ns = s.ns
-        for name, code in marshal.loads(rec["code"]):
-            ns[name] = types.FunctionType(code, ns, name)
+        native = rec.get("native")
+        if native is not None:  # the functions come compiled (interpreter/compiled/native.py): their
+            ns = vars(native)   # globals are the extension's, where the values are bound as usual
+            missing = [e[3] for e in rec["entries"] if e[3] not in ns]
+            if missing:
+                raise KeyError(f"the native build lacks {missing[0]}")
+            ns.update(s.ns)
+            s.ns = ns
+            self.native = native
+        else:
+            ns = s.ns
+            for name, code in marshal.loads(rec["code"]):
+                ns[name] = types.FunctionType(code, ns, name)
         s.pending = rec["binds"]  # made when the Program is complete (a recipe may name any of its tables)
         self.pure = dict(rec["pure"])
         for key, fname in rec["bodies"]:
             self._bodies[key] = ns[fname]
         s.bodies = dict(rec["bodies"])
         s.counter[0] = rec["counter"]
+        s.sources = [rec["source"]]  # the recorded functions' text, all in one
         s.replay = list(reversed(rec["entries"]))
         s.cacheable = False  # nothing new to keep
 
@@ -137,6 +151,8 @@ class ExpressionCompiler:
         resolve = self._resolver(s.ns)
         for name, recipe in s.pending:
             s.ns[name] = resolve(recipe)
+        # what the game's module is made of, as text (interpreter/compiled/module_text.py)
+        self.module_parts = (s.sources, s.ns, s.pending + s.binds + [(x, ("explain",)) for x in s.explains])
         if s.replay is not None:
             self.replayed = not s.mismatch and not s.replay
             return None
@@ -147,7 +163,7 @@ class ExpressionCompiler:
         except ValueError:  # a constant marshal cannot write: nothing is kept
             return None
         return {"code": code, "binds": s.binds, "entries": s.entries, "pure": self.pure,
-                "bodies": list(s.bodies.items()), "counter": s.counter[0]}
+                "bodies": list(s.bodies.items()), "counter": s.counter[0], "source": "\n".join(s.sources)}
 
     def formatter(self, t: T.Type) -> Callable:
         got = self._formatters.get(t)
@@ -202,6 +218,7 @@ class ExpressionCompiler:
             if (k, line, col) == (kind, span.line, span.col):
                 if xname is not None:
                     s.ns[xname] = self._explainer(span, emit)
+                    s.explains.append(xname)
                 return s.ns[fname]
             s.replay, s.mismatch = [], True  # not the build that was recorded: generate from here on
         checked_only = not self.fast or any(self.draws(e) for e in exprs)

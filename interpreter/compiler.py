@@ -84,7 +84,7 @@ class Program:
         self.var_index = {name: i for i, name in enumerate(model.vars)}
         # ---- compile (replaying the expressions of an earlier build of this model: code_cache.py)
         from . import code_cache
-        self.exprs = ExpressionCompiler(self, fast=fused, cached=self._recorded_session(model, fused))
+        self.exprs = ExpressionCompiler(self, fast=fused, cached=code_cache.load(model, fused, self.engine))
         self.blocks: list = []  # every compiled block (blocks.py); the engine's own come first
         from .blocks import BlockCompiler
         from .machine import install_engine_blocks
@@ -137,11 +137,6 @@ class Program:
         self.limit = (model.limit.count, self.winners(model.limit.winners)) if model.limit is not None else None
         self._before_finish()
         code_cache.store(model, fused, self.exprs.finish(), self.engine)
-
-    def _recorded_session(self, model: Model, fused: bool) -> Optional[dict]:
-        """What an earlier build of this model recorded (code_cache.py), for the expressions to replay."""
-        from . import code_cache
-        return code_cache.load(model, fused, self.engine)
 
     def _before_finish(self) -> None:
         """The last moment every part of the game is compiled and the session still records (the

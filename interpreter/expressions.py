@@ -28,8 +28,9 @@ nest deeply enough to break Python's parser.
 While a Program is built, every function goes into one namespace (a ``_Session``): the names it
 binds (``_k1``, a table, a def's memo, the node an error is reported at) are unique across the
 whole game, and each is recorded with a *recipe* that says how to make its value again
-(``("props", "rank")``, ``("site", line, col, ...)``).  The session's code objects, recipes and
-the order in which the compiler asked for each expression are then kept on disk
+(``("props", "rank")``, ``("site", line, col, ...)``).  The session's code objects (with their
+source: the game's module as text, interpreter/compiled/module_text.py), recipes and the order
+in which the compiler asked for each expression are then kept on disk
 (code_cache.py); a later process that builds the same model with the same engine *replays*
 them: it makes the functions from the stored code objects and the recipes, in the same order,
 without generating or compiling any Python (a check of each expression's kind and place
@@ -75,7 +76,6 @@ class ExpressionCompiler:
         self.tags = {name: frozenset([name] + [t.name for t in d.tags]) for name, d in self.model.effects.items()}
         self.session: Optional[_Session] = _Session()
         self.replayed = False  # did the whole build come from a recorded session
-        self.native = None  # the extension module the functions came from (a replay of a native build)
         self.module_parts: Optional[tuple] = None  # after finish(): (sources, namespace, recipes)
         if cached is not None:
             try:
@@ -83,7 +83,6 @@ class ExpressionCompiler:
             except Exception:  # a damaged or foreign record: generate everything
                 self.session = _Session()
                 self._bodies.clear()
-                self.native = None
                 cached = None
         if cached is None:
             self.pure: dict[str, bool] = {}  # def -> draws no random number (defs call only earlier defs)
@@ -93,19 +92,9 @@ class ExpressionCompiler:
     # ---- sessions: record, replay
     def _start_replay(self, rec: dict) -> None:
         s = self.session
-        native = rec.get("native")
-        if native is not None:  # the functions come compiled (interpreter/compiled/native.py): their
-            ns = vars(native)   # globals are the extension's, where the values are bound as usual
-            missing = [e[3] for e in rec["entries"] if e[3] not in ns]
-            if missing:
-                raise KeyError(f"the native build lacks {missing[0]}")
-            ns.update(s.ns)
-            s.ns = ns
-            self.native = native
-        else:
-            ns = s.ns
-            for name, code in marshal.loads(rec["code"]):
-                ns[name] = types.FunctionType(code, ns, name)
+        ns = s.ns
+        for name, code in marshal.loads(rec["code"]):
+            ns[name] = types.FunctionType(code, ns, name)
         s.pending = rec["binds"]  # made when the Program is complete (a recipe may name any of its tables)
         self.pure = dict(rec["pure"])
         for key, fname in rec["bodies"]:

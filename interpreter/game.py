@@ -38,10 +38,10 @@ def engine_named(engine: Optional[str]) -> str:
     return name
 
 
-def _program_maker(engine: str):
+def _program_class(engine: str):
     if engine == "compiled":
-        from .compiled import build_program  # with its optional native build
-        return build_program
+        from .compiled import CompiledProgram
+        return CompiledProgram
     return Program
 
 
@@ -53,7 +53,7 @@ class Game:
         self.engine = engine_named(engine)
         self.source_hash = stable_hash(model.source)
         with no_gc():  # thousands of long-lived closures: collecting meanwhile finds nothing
-            self.prog = _program_maker(self.engine)(model, fused=fused)
+            self.prog = _program_class(self.engine)(model, fused=fused)
         # the most candidate choices one decision may list before the engine stops with a rules
         # error naming the action (an unbounded 'cards' choice on a big hand has millions)
         self.max_choices = DEFAULT_MAX_CHOICES

@@ -11,6 +11,6 @@ The differential check (rulespec/tools/fuzzing/differential.py) plays both engin
 seeds and compares every decision's legal actions and the final state: any difference is a bug
 in the compiler.
 """
-from .program import CompiledProgram, build_program
+from .program import CompiledProgram
 
-__all__ = ["CompiledProgram", "build_program"]
+__all__ = ["CompiledProgram"]

@@ -1,5 +1,4 @@
-"""The game's generated module as Python text: what `rulespec compile` writes and the native
-build (native.py) compiles.
+"""The game's generated module as Python text: what `rulespec compile` writes.
 
 Every function of a game (its expressions, and whatever CompiledProgram.define writes) is made
 in one namespace while the Program is built (expression_writer.py's _Session), which records
@@ -19,6 +18,7 @@ import re
 from ..expression_runtime import _HELPERS
 
 _DEF = re.compile(r"^def (\w+)\(", re.M)
+_NUMBER = re.compile(r"\d+$")
 
 
 def rules_hash(model) -> str:
@@ -39,9 +39,8 @@ def bound_names(prog) -> list[str]:
     return [n for n in ns if n not in defined and not n.startswith("__")]
 
 
-def module_text(prog, key: str = "") -> str:
-    """The generated module of a built Program.  key: a line the native build stamps its
-    module with (native.py checks it after import)."""
+def module_text(prog) -> str:
+    """The generated module of a built Program."""
     sources, ns, recipes = prog.exprs.module_parts
     model = prog.model
     body = "\n".join(sources)
@@ -62,11 +61,9 @@ def module_text(prog, key: str = "") -> str:
         "Each function is preceded by the rules line it was written for.  The names set to None",
         "below are bound when the game is built: the engine's helpers, and the values the code",
         "refers to, each made from the recipe in its comment.  The engine runs these functions",
-        "(their code objects, or the native build of this module); this text is for reading.",
+        "(the code objects compiled from this very text); the text is for reading.",
         '"""',
     ]
-    if key:
-        out.append(f"__rulespec_key__ = {key!r}")
     out += ["", "# ---- the engine's helpers (interpreter/expression_runtime.py)"]
     out += [f"{n} = None" for n in helpers]
     out += ["", "# ---- values bound when the game is built, each from its recipe"]
@@ -84,5 +81,6 @@ def _describe(recipe) -> str:
 
 
 def _made_order(name: str) -> tuple:
-    digits = name.lstrip("_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-    return (int(digits), name) if digits.isdigit() else (-1, name)
+    """Names are made from one counter (_k12 before _k31): its number orders them."""
+    m = _NUMBER.search(name)
+    return (int(m.group()), name) if m else (-1, name)

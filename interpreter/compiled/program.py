@@ -1,11 +1,10 @@
 """CompiledProgram: the reference Program with the parts the game compiler specialises."""
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable
 
 from ..compiler import Program
 from ..expression_writer import _Gen
-from . import native
 from .module_text import module_text
 
 
@@ -34,33 +33,7 @@ class CompiledProgram(Program):
             s.entries.append((kind, span.line, span.col, f.__name__, None))
         return f
 
-    def module_source(self, key: str = "") -> str:
+    def module_source(self) -> str:
         """The generated module of this game as Python text (for reading; the engine runs the code
-        objects it compiled from it, or their native build): see module_text.py.  key: stamped
-        into the module by the native build."""
-        return module_text(self, key)
-
-    @property
-    def native(self):
-        """The extension module this game's functions came from (native.py), or None."""
-        return self.exprs.native
-
-    def _recorded_session(self, model, fused: bool) -> Optional[dict]:
-        rec = super()._recorded_session(model, fused)
-        if rec is not None and native.mode() != "off":
-            ext = native.load(native.key_of(model, fused, self.engine))
-            if ext is not None:
-                rec = dict(rec, native=ext)
-        return rec
-
-
-def build_program(model, fused: bool = True) -> CompiledProgram:
-    """The compiled program of a model.  Its functions come from the native build of its module
-    when there is one (native.py); with $RULESPEC_NATIVE=1 that is compiled first when missing.
-    Whatever fails there, the program runs its generated Python."""
-    prog = CompiledProgram(model, fused=fused)
-    if native.mode() == "build" and prog.native is None and native.build(prog)[0]:
-        again = CompiledProgram(model, fused=fused)  # replays the record, with the extension's functions
-        if again.native is not None:
-            return again
-    return prog
+        objects it compiled from it): see module_text.py."""
+        return module_text(self)

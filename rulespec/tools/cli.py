@@ -161,8 +161,7 @@ def _write_atomic(path: str, text: str) -> None:
 
 # ---------------------------------------------------------------------- compile
 def cmd_compile(args) -> int:
-    """The generated Python module of a rules file's compiled form (interpreter/compiled/
-    module_text.py); --native also compiles it to a C extension (interpreter/compiled/native.py)."""
+    """The generated Python module of a rules file's compiled form (interpreter/compiled/module_text.py)."""
     from interpreter import load
     try:
         game = load(args.file, engine="compiled")
@@ -176,9 +175,6 @@ def cmd_compile(args) -> int:
         print(f"wrote {args.output} ({len(functions_of(text))} functions of {args.file})")
     else:
         sys.stdout.write(text)
-    if args.native:
-        from interpreter.compiled import native
-        print(native.build(game.prog)[1], file=sys.stderr)
     return 0
 
 
@@ -485,19 +481,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_fmt)
 
     p = sub.add_parser("compile", help="write the Python module a rules file compiles to (what the compiled "
-                                        "engine runs; for reading), and optionally its native build",
+                                        "engine runs; for reading)",
                        description="Write the Python module the compiled engine generates from a rules file: "
                                    "a header naming the file (path, sha256) and the engine, the names bound "
                                    "when the game loads, then every generated function with the rules line "
-                                   "it was written for.  The engine runs these functions; the text is for "
-                                   "reading.  --native also compiles the module with Cython into a C extension "
-                                   "kept in the cache folder, which later loads of the game use; without "
-                                   "Cython or a C compiler it says so and the game runs as generated Python.")
+                                   "it was written for.  The engine runs these very functions (compiled once "
+                                   "and kept in the code cache); the text is for reading and debugging.")
     p.add_argument("file", metavar="FILE")
     p.add_argument("-o", "--output", metavar="OUT.py", help="write to OUT.py instead of standard output")
-    p.add_argument("--native", action="store_true",
-                   help="also build the module into a C extension with Cython (pip install 'rulespec[fast]'); "
-                        "the note on standard error says where it is, or why there is none")
     p.set_defaults(func=cmd_compile)
 
     p = sub.add_parser("graph", help="print the phase graph")

@@ -330,7 +330,7 @@ def trigger_epilogue(params: list, body: Optional[A.Block]) -> Optional[Callable
     names = sorted(written)
 
     def write_back(st, env):
-        rec = st.frames[env["$rf"]][2]["rec"]
+        rec = st.frame_env(env["$rf"])["rec"]
         for n in names:
             rec[n] = env[n]
     return write_back

@@ -265,12 +265,13 @@ class Program:
             idx = self.expr(tgt.index)
             if op == "=":
                 def set_pvar(st, env):
-                    st.vars[i][idx(st, env)] = v(st, env)
+                    value = v(st, env)
+                    (st.vars[i] if st._own is None else st.edit_var(i))[idx(st, env)] = value
                 return set_pvar
             sign = 1 if op == "+=" else -1
 
             def add_pvar(st, env):
-                row, p = st.vars[i], idx(st, env)
+                row, p = st.vars[i] if st._own is None else st.edit_var(i), idx(st, env)
                 row[p] = row[p] + sign * v(st, env)
             return add_pvar
         n = tgt.name
@@ -356,7 +357,7 @@ class Program:
         z = self.expr(s.zone)
 
         def shuffle(st, env):
-            Rng.shuffle(st, st.zones[z(st, env)])
+            Rng.shuffle(st, st.edit_zone(z(st, env)))
         return shuffle
 
     def _s_Play(self, s):
@@ -490,7 +491,7 @@ class Program:
 
     def _s_Prevent(self, s):
         def prevent(st, env):
-            st.frames[env["$rf"]][2]["rec"]["prevented"] = True
+            st.frame_env(env["$rf"])["rec"]["prevented"] = True
         return prevent
 
     def _s_Look(self, s):

@@ -682,7 +682,7 @@ def _realign(layout: list, w, sig: list, names: list, set_zones: list) -> int:
         if want == b:
             continue
         if set_zones[zi] and len(want) == len(b) and sorted(want) == sorted(b):
-            zones[zi][:] = want
+            w.edit_zone(zi)[:] = want  # (w's clones share its zones' lists until changed)
         else:
             apart = True
     return _OUT_OF_STEP if apart else 1

@@ -141,6 +141,14 @@ class Program:
             labels[c] = str(self._label(st, c))
         return labels[c]
 
+    def card_labels(self, st, cards) -> list:
+        """card_label of each of `cards` (an observation shows whole zones)."""
+        if self._label is None:
+            names = self.card_names
+            return [names[c] for c in cards]
+        labels, label = self._labels, self.card_label
+        return [labels[c] or label(st, c) for c in cards]
+
     def ability(self, decl) -> Optional[CAbility]:
         """The compiled 'while in' group of a declaration a card carries, or None."""
         ab = self.model.abilities.get(decl)

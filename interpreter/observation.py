@@ -59,23 +59,25 @@ class Observation:
         debugging and logs, never for a player)."""
         self._expect_seat(player, "observation")
         prog = self.prog
-        label = prog.card_label
+        labels = prog.card_labels
         shown_set = set(self.shown)
-        revealed = self.revealed
+        revealed, n, all_zones, all_plays = self.revealed, self.n, self.zones, self.plays
+        where = self.where
+        shown_in = {where[c] for c in shown_set}  # the zones holding cards shown on their own
         zones = {}
         for zi, name, owner, visibility, plays in _zone_plan(prog):
-            if owner is not None and owner >= self.n:
+            if owner is not None and owner >= n:
                 continue
-            cards = self.zones[zi]
+            cards = all_zones[zi]
             if player is None or visibility == "public" or (visibility == "owner" and owner == player) \
                     or zi in revealed:
-                entry = {"cards": [label(self, c) for c in cards]}
-                if plays and zi in self.plays:
-                    entry["plays"] = [[player_name(p), [label(self, c) for c in cs]] for p, cs in self.plays[zi]]
+                entry = {"cards": labels(self, cards)}
+                if plays and zi in all_plays:
+                    entry["plays"] = [[player_name(p), labels(self, cs)] for p, cs in all_plays[zi]]
             else:
                 entry = {"count": len(cards)}
-                if shown_set:
-                    shown = [label(self, c) for c in cards if c in shown_set]
+                if zi in shown_in:
+                    shown = labels(self, [c for c in cards if c in shown_set])
                     if shown:
                         entry["shown"] = shown
             zones[name] = entry
@@ -123,12 +125,15 @@ class Observation:
         viewer can see the card's zone (a variable must not leak a hidden card)."""
         out = {}
         values = self.vars
+        showers: dict = {}  # a type -> how the viewer sees its values (made once per call)
         for name, i, per_player, kind, depth in _var_plan(self.prog):
             value = values[i]
             if kind is None:  # plain data, shown as it is (copied: the caller may keep it)
-                out[name] = _copy(value, depth)
+                out[name] = value if depth == 0 else list(value) if depth == 1 else _copy(value, depth)
             else:
-                show = self._shower(kind, viewer)
+                show = showers.get(kind)
+                if show is None:
+                    show = showers[kind] = self._shower(kind, viewer)
                 out[name] = [show(v) for v in value] if per_player else show(value)
         return out
 
@@ -155,6 +160,33 @@ class Observation:
         log = self.log if start <= 0 else self.log[start:]
         return [line for e in log for line in [self._render(e, viewer)] if line]
 
+    def log_lines_for(self, viewers: list, start: int = 0) -> list[list[str]]:
+        """[log_lines(v, start) for v in viewers], in one pass over the log: a line that reads
+        the same to every viewer (all but moves, looks and masked decisions: see _render) is
+        rendered once."""
+        for v in viewers:
+            self._expect_seat(v, "log_lines_for")
+        if not isinstance(start, int) or isinstance(start, bool):
+            raise TypeError(f"log_lines_for() takes a log index as start (a whole number), not {start!r}")
+        log = self.log if start <= 0 else self.log[start:]
+        outs: list = [[] for _ in viewers]
+        if not viewers:
+            return outs
+        render, first, pairs = self._render, viewers[0], list(zip(viewers, outs))
+        for e in log:
+            kind = e[0]
+            if kind in _SAME_FOR_ALL or (kind == "action" and (len(e) <= 3 or e[3] is None)):
+                line = render(e, first)
+                if line:
+                    for out in outs:
+                        out.append(line)
+            else:
+                for v, out in pairs:
+                    line = render(e, v)
+                    if line:
+                        out.append(line)
+        return outs
+
     def _render(self, e: list, viewer: Optional[int]) -> str:
         prog = self.prog
         slots = prog.slots
@@ -172,6 +204,11 @@ class Observation:
         if kind == "move":
             dest, moved = e[1], e[2]
             then = e[3] if len(e) > 3 else ()  # the zones revealed when the cards moved
+            if len(moved) == 1:  # one card (most moves): the lines below, without grouping
+                c, src = moved[0]
+                what = label(self, c) if self.could_see(dest, viewer, then) or self.could_see(src, viewer, then) \
+                    else "1 card"
+                return f"   moved {what} from {slots[src].name} to {slots[dest].name}"
             by_src: dict = {}
             for c, src in moved:
                 by_src.setdefault(src, []).append(c)
@@ -203,6 +240,11 @@ class Observation:
             return "Game over. Winner" + ("s" if len(e[1]) != 1 else "") + ": " + \
                 (", ".join(player_name(p) for p in e[1]) or "nobody")
         return ""
+
+
+# the log entries whose line _render writes the same for every viewer (an "action" too, unless
+# it names the players who may read it)
+_SAME_FOR_ALL = frozenset(["text", "announce", "phase", "reveal", "reveal_card", "stack", "resolve", "limit", "end"])
 
 
 def _zone_plan(prog) -> list:

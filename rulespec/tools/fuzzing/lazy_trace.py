@@ -36,7 +36,7 @@ class LazyTrace(Trace):
             self.moved = [-1] * st.prog.card_count
             self.views.log = st.log
         k = len(self.views)
-        _mark_seen(st, self.viewer, self._log_from, self.seen, self.moved, k)
+        _mark_seen(st, self.viewer, self._log_from, self.seen, self.moved, k, self._revealed_changed(st))
         layout = tuple(map(tuple, st.zones))  # tuples of ints: untracked by the GC
         if observation is not None:  # built already (by the secrecy check): the rest is cheap
             self.views.append(_view(st, self.viewer, self._log_from, observation))

@@ -151,12 +151,20 @@ def _unpack(view: tuple) -> tuple:
     return cur, win, json.loads(obs), log.split("\n") if log else []
 
 
-def _mark_seen(st, v: int, log_from: int, seen: list, moved: list, k: int) -> None:
+def _mark_seen(st, v: int, log_from: int, seen: list, moved: list, k: int, every_zone: bool = True) -> None:
     """Cards v sees at this decision (in a zone v can see, or shown to everyone on their own),
     or whose faces the log entries from log_from on showed v: their first decision goes into
-    `seen`; cards the log shows moving: into `moved`."""
+    `seen`; cards the log shows moving: into `moved`.  `every_zone` False: only the zones cards
+    moved into since log_from are looked at (the caller knows that no zone became visible to v
+    since it marked them all: what is revealed is as it was; a card changes zones only by a
+    logged move)."""
     none = -1
-    for zi, zone in enumerate(st.zones):
+    if every_zone:
+        zones = enumerate(st.zones)
+    else:
+        all_zones = st.zones
+        zones = [(zi, all_zones[zi]) for zi in {e[1] for e in st.log[log_from:] if e[0] == "move"}]
+    for zi, zone in zones:
         if zone and st.can_see(zi, v):
             for c in zone:
                 if seen[c] == none:
@@ -458,6 +466,14 @@ class Trace:
         self.views: list = []
         self.layouts: list = []
         self._log_from = 0
+        self._revealed = None  # the zones revealed at the last decision recorded (None: none recorded)
+
+    def _revealed_changed(self, st) -> bool:
+        """Is what is revealed other than at the last decision recorded (or is this the first)?
+        Then every zone is looked at for cards v sees; else only those cards moved into."""
+        now = tuple(st.revealed)
+        changed, self._revealed = now != self._revealed, now
+        return changed
 
     def record(self, st, observation: Optional[dict] = None) -> None:
         """Record the state now (a decision, or the end); `observation`: the viewer's, if it
@@ -467,7 +483,7 @@ class Trace:
             self.seen = [-1] * st.prog.card_count
             self.moved = [-1] * st.prog.card_count
         k = len(self.views)
-        _mark_seen(st, self.viewer, self._log_from, self.seen, self.moved, k)
+        _mark_seen(st, self.viewer, self._log_from, self.seen, self.moved, k, self._revealed_changed(st))
         self.views.append(_view(st, self.viewer, self._log_from, observation))
         self.layouts.append(tuple(tuple(z) for z in st.zones))  # tuples of ints: untracked by the GC
         self._log_from = len(st.log)

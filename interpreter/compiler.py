@@ -146,8 +146,12 @@ class Program:
         if self._label is None:
             names = self.card_names
             return [names[c] for c in cards]
-        labels, label = self._labels, self.card_label
-        return [labels[c] or label(st, c) for c in cards]
+        labels = self._labels
+        out = list(map(labels.__getitem__, cards))
+        if None in out:  # some not made yet
+            label = self.card_label
+            out = [x if x is not None else label(st, c) for x, c in zip(out, cards)]
+        return out
 
     def ability(self, decl) -> Optional[CAbility]:
         """The compiled 'while in' group of a declaration a card carries, or None."""

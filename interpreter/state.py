@@ -19,7 +19,6 @@ is illegal), serialise.py (plain data and back).
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Optional, Union
 
 from .actions import Action, legal_actions
@@ -32,7 +31,7 @@ from .machine import run
 from .observation import Observation
 from .rng import seed_state
 from .static_conditions import Options
-from .serialise import StateFormatError, parse_state_text, state_to_dict, validate_state_dict
+from .serialise import StateFormatError, parse_state_text, state_json, state_to_dict, validate_state_dict
 from .choices import resolve_hidden
 from .windows import NO_RESPONSE, responses_for
 
@@ -540,7 +539,7 @@ class State(Observation, CopyOnWrite):
         return state_to_dict(self)
 
     def to_json(self) -> str:
-        return json.dumps(state_to_dict(self), separators=(",", ":"), sort_keys=True)
+        return state_json(state_to_dict(self))
 
     @classmethod
     def from_json(cls, text: Union[str, dict], game=None) -> "State":

@@ -28,7 +28,7 @@ from typing import Callable, Iterable, Optional
 import attrs
 
 from interpreter.errors import EngineError
-from interpreter.serialise import StateFormatError, log_entries_problem
+from interpreter.serialise import StateFormatError, log_entries_problem, state_json
 from interpreter.state import State
 
 Chooser = Callable[[State, random.Random], object]
@@ -215,7 +215,7 @@ def check_round_trip(st: State, log_from: Optional[int] = None, history_from: Op
     d["log"] = []
     newest = d["history"][-1:] if history_from is None else d["history"][history_from:]
     d["history"] = []
-    problems = _reloads(json.dumps(d, separators=(",", ":"), sort_keys=True), st.game)
+    problems = _reloads(state_json(d), st.game)
     # the new log and history entries as from_json would read them (State.from_json takes both
     # as they are, once its validator has seen that every entry fits)
     entries_text = json.dumps(entries, separators=(",", ":"))

@@ -129,6 +129,11 @@ class Verdict:
 
 
 # ---------------------------------------------------------------------- what v sees
+# an observation as a view keeps it (json.dumps(obs, ensure_ascii=False, separators=(",", ":"))),
+# by one encoder made once, without the check for circular references (an observation is a tree)
+_VIEW_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
+
+
 def _view(st, v: int, log_from: int, obs: Optional[dict] = None) -> tuple:
     """(who is to act, in a response window?, v's observation, v's new log lines, the new
     announcements), the last three as text: a game's views are kept until it ends, and strings
@@ -136,7 +141,7 @@ def _view(st, v: int, log_from: int, obs: Optional[dict] = None) -> tuple:
     collection down)."""
     lines = st.log_lines(v, log_from)
     return (st.current_player, st.in_window(),
-            json.dumps(obs if obs is not None else st.observation(v), ensure_ascii=False, separators=(",", ":")),
+            _VIEW_JSON.encode(obs if obs is not None else st.observation(v)),
             "\n".join(lines), _announcements(st, log_from))
 
 

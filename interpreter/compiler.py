@@ -503,7 +503,8 @@ class Program:
 
     def _s_Prevent(self, s):
         def prevent(st, env):
-            st.frame_env(env["$rf"])["rec"]["prevented"] = True
+            rf = env["$rf"]
+            (st.frame_env(rf) if st._fshared else st.frames[rf][2])["rec"]["prevented"] = True
         return prevent
 
     def _s_Look(self, s):

@@ -9,7 +9,10 @@ large ones, each in the way its changes allow:
     is over (State._mask_decision rewrites the line of the decision being carried out).  The
     original keeps its lists and goes on appending to them in place, so a tool holding
     `state.log` sees it grow as before.  The clone shares them and sees their first
-    `_log_n` / `_history_n` lines: the first time it reads a list it copies those lines.
+    `_log_n` / `_history_n` entries: it is made of a subclass of State (shared_lists_class)
+    whose `log` and `history` copy those entries the first time either is read or set, and
+    then turns the clone into a plain State.  (So a state never cloned pays nothing for this:
+    `log` and `history` are plain slots.)
   * Zones' lists and per-player variables' rows are changed in place, by either side.  Both
     share them, and `_own` says which a state may change in place: zone zi, the row of
     variable i as ~i (negative), or None for all of them (a state never cloned).  A change
@@ -29,36 +32,9 @@ from __future__ import annotations
 
 
 class CopyOnWrite:
-    """State's shared lists (State holds the slots: _log, _log_n, _history, _history_n, _own,
+    """The copy-on-write side of State (which holds the slots _log_n, _history_n, _own and
     _fshared)."""
     __slots__ = ()
-
-    @property
-    def log(self) -> list:
-        if self._log_n is not None:  # a clone's first look: its own copy of the lines it saw
-            self._log = self._log[:self._log_n]
-            self._log_n = None
-        return self._log
-
-    @log.setter
-    def log(self, value: list) -> None:
-        self._log, self._log_n = value, None
-
-    @property
-    def history(self) -> list:
-        if self._history_n is not None:
-            self._history = self._history[:self._history_n]
-            self._history_n = None
-        return self._history
-
-    @history.setter
-    def history(self, value: list) -> None:
-        self._history, self._history_n = value, None
-
-    def log_length(self) -> int:
-        """len(self.log), without making a clone copy its log."""
-        n = self._log_n
-        return len(self._log) if n is None else n
 
     def edit_zone(self, zi: int) -> list:
         """Zone zi's list, this state's own to change in place."""
@@ -92,14 +68,13 @@ class CopyOnWrite:
         """The locals of frame i, this state's own to change."""
         return self.own_frame(i)[2]
 
-    def share_with(self, st) -> None:
-        """Make `st` (a clone being made, whose other fields are set) share this state's log,
-        history, zones, variables and frames: from now on neither changes them in place unless it
-        made its own copy since."""
-        st._log = self._log
-        st._log_n = len(self._log) if self._log_n is None else self._log_n
-        st._history = self._history
-        st._history_n = len(self._history) if self._history_n is None else self._history_n
+    def share_with(self, st, log: list, history: list) -> None:
+        """Make `st` (a clone being made, of shared_lists_class) share this state's log and
+        history (`log` and `history`: this state's lists, read from its slots), zones,
+        variables and frames: from now on neither changes them in place unless it made its own
+        copy since."""
+        st._log_n = len(log) if self._log_n is None else self._log_n
+        st._history_n = len(history) if self._history_n is None else self._history_n
         st.zones = list(self.zones)
         st.vars = list(self.vars)
         self._own, st._own = set(), set()
@@ -111,6 +86,37 @@ class CopyOnWrite:
         else:
             st.frames = []
             self._fshared = st._fshared = None
+
+
+def shared_lists_class(base: type) -> type:
+    """The class of a clone that has not read its log and history yet: `base` (State), whose
+    slots `log` and `history` hold its original's lists, of which it sees the first _log_n and
+    _history_n entries.  Reading or setting either copies both and makes the clone a `base`."""
+    log_slot, history_slot = base.__dict__["log"], base.__dict__["history"]
+
+    def own_lists(st) -> None:
+        log_slot.__set__(st, log_slot.__get__(st)[:st._log_n])
+        history_slot.__set__(st, history_slot.__get__(st)[:st._history_n])
+        st._log_n = st._history_n = None
+        st.__class__ = base
+
+    def getter(slot):
+        def get(st):
+            own_lists(st)
+            return slot.__get__(st)
+        return get
+
+    def setter(slot):
+        def set_(st, value):
+            own_lists(st)
+            slot.__set__(st, value)
+        return set_
+
+    return type(f"Shared{base.__name__}", (base,), {
+        "__slots__": (), "__doc__": shared_lists_class.__doc__,
+        "log": property(getter(log_slot), setter(log_slot)),
+        "history": property(getter(history_slot), setter(history_slot)),
+        "__module__": base.__module__})
 
 
 def deep_copy(v):

@@ -78,7 +78,8 @@ def _emit_step(st, env):
                     st.cov["event:" + env["ev"]] += 1
             if t >= 3 or rec["prevented"]:
                 if env["ret"] is not None:
-                    st.frame_env(env["caller"])[env["ret"]] = rec
+                    caller = env["caller"]
+                    (st.frame_env(caller) if st._fshared else st.frames[caller][2])[env["ret"]] = rec
                 return _DONE
             jobs = env["jobs"] = jobs_for(st, env["ev"], TIMINGS[t], rec)
             env["i"] = 0
@@ -276,7 +277,7 @@ def _after_response(st, env):
         return None
     wf = env["wf"]
     if st.stack and st.stack[-1] == env["top"] and len(st.stack) == env["depth"]:
-        st.frame_env(wf)["idx"] += 1  # the response stacked nothing: ask the next player
+        (st.frame_env(wf) if st._fshared else st.frames[wf][2])["idx"] += 1  # nothing stacked: the next player
     return None
 
 

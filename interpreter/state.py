@@ -23,7 +23,7 @@ from typing import Optional, Union
 
 from .actions import Action, legal_actions
 from .compiler import Program, player_name
-from .copy_on_write import CopyOnWrite, deep_copy as _deep
+from .copy_on_write import CopyOnWrite, deep_copy as _deep, shared_lists_class
 from .errors import ActionTypeError, GameOver, IllegalActionError, RuleRuntimeError
 from .events import emit_now
 from .frames import AFTER_RESPONSE_BLOCK, WINDOWS_BLOCK
@@ -55,11 +55,10 @@ def use_rules_loader(load) -> None:
 
 class State(Observation, CopyOnWrite):
     __slots__ = ("game", "prog", "n", "seed", "opts", "vars", "zones", "where", "plays", "active",
-                 "phase", "stage", "rng", "terminal", "winners_", "revealed", "shown",
+                 "phase", "stage", "rng", "terminal", "winners_", "revealed", "shown", "log", "history",
                  "stack", "entries", "next_entry", "turn_active", "frames", "pending",
                  "_legal", "_legal_map", "_memo", "cov",
-                 # what a clone shares (copy_on_write.py): `log` and `history` are properties
-                 "_log", "_log_n", "_history", "_history_n", "_own", "_fshared")
+                 "_log_n", "_history_n", "_own", "_fshared")  # what a clone shares (copy_on_write.py)
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -92,7 +91,7 @@ class State(Observation, CopyOnWrite):
         st.cov = coverage
         st.stack, st.entries, st.next_entry, st.turn_active = [], [], 0, None
         st.frames, st.pending = [], None
-        st._own = st._fshared = None
+        st._log_n = st._history_n = st._own = st._fshared = None
         start = prog.zone_base.get(game.model.cards_start) if game.model.cards_start else None
         if start is not None:
             st.zones[start] = list(range(prog.card_count)) if start_order is None else list(start_order)
@@ -120,10 +119,11 @@ class State(Observation, CopyOnWrite):
                 self._unrecord_play(src, c)
             moved.append([c, src])
             where[c] = dest
+        to = zones[dest] if own is None or dest in own else self.edit_zone(dest)
         if bottom:
-            self.edit_zone(dest)[0:0] = list(cards)
+            to[0:0] = list(cards)
         else:
-            self.edit_zone(dest).extend(cards)
+            to.extend(cards)
         # A log line shows what its viewers could see when it happened, never what they see
         # later: the zones of this move that are revealed now go into the entry (a later
         # reveal or conceal changes only later lines).  Usually none is: the entry stays short.
@@ -408,11 +408,11 @@ class State(Observation, CopyOnWrite):
         if chosen.name == CHOICE:
             self.pending = None
             value = resolve_hidden(self, chosen.params[0][1], pend.get("param", ""))
-            self.frame_env(-1)[pend["target"]] = value
+            (self.frame_env(-1) if self._fshared else self.frames[-1][2])[pend["target"]] = value
             return
         if chosen.name == NO_RESPONSE:
             self.pending = None
-            self.frame_env(-1)["idx"] += 1  # the next player in the window is asked
+            (self.frame_env(-1) if self._fshared else self.frames[-1][2])["idx"] += 1  # the window asks the next
             return
         env = dict(chosen.params)
         if act.card_slots:
@@ -513,9 +513,12 @@ class State(Observation, CopyOnWrite):
         """An independent copy: applying actions to one never changes the other.  The two share
         their log, history, zones, variables and frames until one changes them (see
         copy_on_write.py); the rest is copied here."""
-        st = State.__new__(State)
+        st = _SharedState.__new__(_SharedState)
         st.game, st.prog, st.n, st.seed, st.opts = self.game, self.prog, self.n, self.seed, self.opts
-        self.share_with(st)
+        log, history = _LOG.__get__(self), _HISTORY.__get__(self)  # (the slots: self may be a clone too)
+        _LOG.__set__(st, log)
+        _HISTORY.__set__(st, history)
+        self.share_with(st, log, history)
         st.where = self.where[:]
         plays = self.plays
         st.plays = {k: [[p, list(cs)] for p, cs in v] for k, v in plays.items()} if plays else {}
@@ -578,7 +581,7 @@ class State(Observation, CopyOnWrite):
         st.next_entry, st.turn_active = d["next_entry"], d["turn_active"]
         st.frames = d["frames"]
         st.pending = d["pending"]
-        st._own = st._fshared = None
+        st._log_n = st._history_n = st._own = st._fshared = None
         st._legal = st._legal_map = None
         st._memo = None
         st.cov = None
@@ -586,6 +589,10 @@ class State(Observation, CopyOnWrite):
 
     def __repr__(self) -> str:
         return f"<State {self.game.model.name} phase={self.phase} active={player_name(self.active)} terminal={self.terminal}>"
+
+
+_LOG, _HISTORY = State.__dict__["log"], State.__dict__["history"]
+_SharedState = shared_lists_class(State)  # a clone, until it reads its log or history
 
 
 def _copy_of_state_dict(d: dict) -> dict:

@@ -59,7 +59,7 @@ class LazyTrace(Trace):
 # the parts of a State a snapshot marshals: all but the rules, the log and history, the caches,
 # what the state shares with its clones, and the zones and where each card is (the trace's
 # layout of the zones has them)
-_SNAPSHOT_SKIP = frozenset({"game", "prog", "_log", "_log_n", "_history", "_history_n", "_own", "_fshared", "cov",
+_SNAPSHOT_SKIP = frozenset({"game", "prog", "log", "history", "_log_n", "_history_n", "_own", "_fshared", "cov",
                             "_memo", "_legal", "_legal_map", "zones", "where",
                             "opts"})  # (the options never change in a game: the snapshot shares them)
 _SNAPSHOT_FIELDS = tuple(f for f in State.__slots__ if f not in _SNAPSHOT_SKIP)
@@ -105,7 +105,7 @@ class _Snapshot:
             for c in zone:
                 where[c] = zi
         snap.log, snap.history = log[:self.log_to], []
-        snap._own = snap._fshared = None
+        snap._log_n = snap._history_n = snap._own = snap._fshared = None
         snap.cov = snap._memo = snap._legal_map = None
         snap._legal = [_LegalText(t) for t in legal] if legal is not None else None
         return _view(snap, self.viewer, self.log_from)

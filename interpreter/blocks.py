@@ -330,7 +330,8 @@ def trigger_epilogue(params: list, body: Optional[A.Block]) -> Optional[Callable
     names = sorted(written)
 
     def write_back(st, env):
-        rec = st.frames[env["$rf"]][2]["rec"]
+        rf = env["$rf"]
+        rec = (st.frame_env(rf) if st._fshared else st.frames[rf][2])["rec"]
         for n in names:
             rec[n] = env[n]
     return write_back

@@ -152,6 +152,18 @@ class Program:
             labels[c] = str(self._label(st, c))
         return labels[c]
 
+    def card_labels(self, st, cards) -> list:
+        """card_label of each of `cards` (an observation shows whole zones)."""
+        if self._label is None:
+            names = self.card_names
+            return [names[c] for c in cards]
+        labels = self._labels
+        out = list(map(labels.__getitem__, cards))
+        if None in out:  # some not made yet
+            label = self.card_label
+            out = [x if x is not None else label(st, c) for x, c in zip(out, cards)]
+        return out
+
     def ability(self, decl) -> Optional[CAbility]:
         """The compiled 'while in' group of a declaration a card carries, or None."""
         ab = self.model.abilities.get(decl)
@@ -276,12 +288,13 @@ class Program:
             idx = self.expr(tgt.index)
             if op == "=":
                 def set_pvar(st, env):
-                    st.vars[i][idx(st, env)] = v(st, env)
+                    value = v(st, env)
+                    (st.vars[i] if st._own is None else st.edit_var(i))[idx(st, env)] = value
                 return set_pvar
             sign = 1 if op == "+=" else -1
 
             def add_pvar(st, env):
-                row, p = st.vars[i], idx(st, env)
+                row, p = st.vars[i] if st._own is None else st.edit_var(i), idx(st, env)
                 row[p] = row[p] + sign * v(st, env)
             return add_pvar
         n = tgt.name
@@ -367,7 +380,7 @@ class Program:
         z = self.expr(s.zone)
 
         def shuffle(st, env):
-            Rng.shuffle(st, st.zones[z(st, env)])
+            Rng.shuffle(st, st.edit_zone(z(st, env)))
         return shuffle
 
     def _s_Play(self, s):
@@ -501,7 +514,8 @@ class Program:
 
     def _s_Prevent(self, s):
         def prevent(st, env):
-            st.frames[env["$rf"]][2]["rec"]["prevented"] = True
+            rf = env["$rf"]
+            (st.frame_env(rf) if st._fshared else st.frames[rf][2])["rec"]["prevented"] = True
         return prevent
 
     def _s_Look(self, s):

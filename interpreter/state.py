@@ -19,11 +19,11 @@ is illegal), serialise.py (plain data and back).
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Optional, Union
 
 from .actions import Action, legal_actions
 from .compiler import Program, player_name
+from .copy_on_write import CopyOnWrite, deep_copy as _deep, shared_lists_class
 from .errors import ActionTypeError, GameOver, IllegalActionError, RuleRuntimeError
 from .events import emit_now
 from .frames import AFTER_RESPONSE_BLOCK, WINDOWS_BLOCK
@@ -31,7 +31,7 @@ from .machine import run
 from .observation import Observation
 from .rng import seed_state
 from .static_conditions import Options
-from .serialise import StateFormatError, parse_state_text, state_to_dict, validate_state_dict
+from .serialise import StateFormatError, parse_state_text, state_json, state_to_dict, validate_state_dict
 from .choices import resolve_hidden
 from .windows import NO_RESPONSE, responses_for
 
@@ -53,11 +53,12 @@ def use_rules_loader(load) -> None:
     _rules_loader = load
 
 
-class State(Observation):
+class State(Observation, CopyOnWrite):
     __slots__ = ("game", "prog", "n", "seed", "opts", "vars", "zones", "where", "plays", "active",
                  "phase", "stage", "rng", "terminal", "winners_", "revealed", "shown", "log", "history",
                  "stack", "entries", "next_entry", "turn_active", "frames", "pending",
-                 "_legal", "_legal_map", "_memo", "cov")
+                 "_legal", "_legal_map", "_memo", "cov",
+                 "_log_n", "_history_n", "_own", "_fshared")  # what a clone shares (copy_on_write.py)
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -90,6 +91,7 @@ class State(Observation):
         st.cov = coverage
         st.stack, st.entries, st.next_entry, st.turn_active = [], [], 0, None
         st.frames, st.pending = [], None
+        st._log_n = st._history_n = st._own = st._fshared = None
         start = prog.zone_base.get(game.model.cards_start) if game.model.cards_start else None
         if start is not None:
             st.zones[start] = list(range(prog.card_count)) if start_order is None else list(start_order)
@@ -108,19 +110,20 @@ class State(Observation):
     def move_cards(self, cards: list, dest: int, bottom: bool) -> None:
         if not cards:
             return
-        zones, where, plays_slots = self.zones, self.where, self.prog.plays_slots
+        zones, where, plays_slots, own = self.zones, self.where, self.prog.plays_slots, self._own
         moved = []
         for c in cards:
             src = where[c]
-            zones[src].remove(c)
+            (zones[src] if own is None or src in own else self.edit_zone(src)).remove(c)
             if src in plays_slots:
                 self._unrecord_play(src, c)
             moved.append([c, src])
             where[c] = dest
+        to = zones[dest] if own is None or dest in own else self.edit_zone(dest)
         if bottom:
-            zones[dest][0:0] = list(cards)
+            to[0:0] = list(cards)
         else:
-            zones[dest].extend(cards)
+            to.extend(cards)
         # A log line shows what its viewers could see when it happened, never what they see
         # later: the zones of this move that are revealed now go into the entry (a later
         # reveal or conceal changes only later lines).  Usually none is: the entry stays short.
@@ -165,7 +168,7 @@ class State(Observation):
     def finish(self, winners: Optional[list]) -> None:
         self.terminal = True
         self.stage = OVER
-        self.frames = []
+        self.frames, self._fshared = [], None
         self.pending = None
         if winners is None:
             scores = self.scores()
@@ -445,11 +448,11 @@ class State(Observation):
         if chosen.name == CHOICE:
             self.pending = None
             value = resolve_hidden(self, chosen.params[0][1], pend.get("param", ""))
-            self.frames[-1][2][pend["target"]] = value
+            (self.frame_env(-1) if self._fshared else self.frames[-1][2])[pend["target"]] = value
             return
         if chosen.name == NO_RESPONSE:
             self.pending = None
-            self.frames[-1][2]["idx"] += 1  # the next player in the window is asked
+            (self.frame_env(-1) if self._fshared else self.frames[-1][2])["idx"] += 1  # the window asks the next
             return
         env = dict(chosen.params)
         if act.card_slots:
@@ -547,24 +550,28 @@ class State(Observation):
 
     # ------------------------------------------------------------------ copies and JSON
     def clone(self) -> "State":
-        st = State.__new__(State)
+        """An independent copy: applying actions to one never changes the other.  The two share
+        their log, history, zones, variables and frames until one changes them (see
+        copy_on_write.py); the rest is copied here."""
+        st = _SharedState.__new__(_SharedState)
         st.game, st.prog, st.n, st.seed, st.opts = self.game, self.prog, self.n, self.seed, self.opts
-        st.vars = [list(v) if isinstance(v, list) else v for v in self.vars]
-        st.zones = [list(z) for z in self.zones]
-        st.where = list(self.where)
-        st.plays = {k: [[p, list(cs)] for p, cs in v] for k, v in self.plays.items()}
+        log, history = _LOG.__get__(self), _HISTORY.__get__(self)  # (the slots: self may be a clone too)
+        _LOG.__set__(st, log)
+        _HISTORY.__set__(st, history)
+        self.share_with(st, log, history)
+        st.where = self.where[:]
+        plays = self.plays
+        st.plays = {k: [[p, list(cs)] for p, cs in v] for k, v in plays.items()} if plays else {}
         st.active, st.phase, st.stage, st.rng = self.active, self.phase, self.stage, self.rng
         st.terminal = self.terminal
         st.winners_ = list(self.winners_) if self.winners_ is not None else None
-        st.revealed = list(self.revealed)
-        st.shown = list(self.shown)
-        st.log = list(self.log)  # entries are never mutated once written
-        st.history = list(self.history)
-        st.stack = list(self.stack)
-        st.entries = [[e[0], e[1], e[2], e[3], list(e[4]), e[5], e[6], _deep(e[7])] for e in self.entries]
+        st.revealed = self.revealed[:]
+        st.shown = self.shown[:]
+        st.stack = self.stack[:]
+        entries = self.entries
+        st.entries = [[e[0], e[1], e[2], e[3], list(e[4]), e[5], e[6], _deep(e[7])] for e in entries] if entries else []
         st.next_entry, st.turn_active = self.next_entry, self.turn_active
-        st.frames = [[f[0], f[1], _deep(f[2])] for f in self.frames] if self.frames else []
-        st.pending = _deep(self.pending) if self.pending is not None else None
+        st.pending = self.pending  # never changed in place: a new decision is a new dict
         st._legal = self._legal
         st._legal_map = self._legal_map
         st._memo = None
@@ -575,7 +582,7 @@ class State(Observation):
         return state_to_dict(self)
 
     def to_json(self) -> str:
-        return json.dumps(state_to_dict(self), separators=(",", ":"), sort_keys=True)
+        return state_json(state_to_dict(self))
 
     @classmethod
     def from_json(cls, text: Union[str, dict], game=None) -> "State":
@@ -614,6 +621,7 @@ class State(Observation):
         st.next_entry, st.turn_active = d["next_entry"], d["turn_active"]
         st.frames = d["frames"]
         st.pending = d["pending"]
+        st._log_n = st._history_n = st._own = st._fshared = None
         st._legal = st._legal_map = None
         st._memo = None
         st.cov = None
@@ -621,6 +629,10 @@ class State(Observation):
 
     def __repr__(self) -> str:
         return f"<State {self.game.model.name} phase={self.phase} active={player_name(self.active)} terminal={self.terminal}>"
+
+
+_LOG, _HISTORY = State.__dict__["log"], State.__dict__["history"]
+_SharedState = shared_lists_class(State)  # a clone, until it reads its log or history
 
 
 def _copy_of_state_dict(d: dict) -> dict:
@@ -633,15 +645,6 @@ def _copy_of_state_dict(d: dict) -> dict:
             "history": list(d["history"]), "log": list(d["log"]), "stack": list(d["stack"]),
             "entries": [_deep(e) for e in d["entries"]], "frames": [[f[0], f[1], _deep(f[2])] for f in d["frames"]],
             "pending": _deep(d["pending"])}
-
-
-def _deep(v):
-    """A copy of plain data (lists and dicts copied all the way down)."""
-    if isinstance(v, list):
-        return [_deep(x) for x in v]
-    if isinstance(v, dict):
-        return {k: _deep(x) for k, x in v.items()}
-    return v
 
 
 def _zero(type_name: str):

@@ -33,6 +33,12 @@ class CompiledProgram(Program):
             s.entries.append((kind, span.line, span.col, f.__name__, None))
         return f
 
+    def _before_finish(self) -> None:
+        """Every part of the game is compiled and the session still records: the listers of the
+        actions (listing.py), asked for in declaration order like everything else."""
+        from .listing import build_listers
+        build_listers(self)
+
     def module_source(self) -> str:
         """The generated module of this game as Python text (for reading; the engine runs the code
         objects it compiled from it): see module_text.py."""

@@ -39,6 +39,7 @@ class Program:
 
     engine = "interpreted"
     lister = None  # the compiled engine's legal-action lister (state.py calls it instead of actions.py)
+    phase_code = None  # the compiled engine's phase name -> one turn of State._advance in it
 
     def __init__(self, model: Model, fused: bool = True):
         """fused=False compiles only the checked version of every expression (slower; a

@@ -17,6 +17,10 @@ class CompiledProgram(Program):
         from .block_compiler import CompiledBlockCompiler  # runs of plain statements as generated code
         return CompiledBlockCompiler(self)
 
+    def _before_finish(self) -> None:
+        from .phases import write_phases
+        self.phase_code = write_phases(self)
+
     def define(self, kind: str, span, params: str, build: Callable, own=None) -> Callable:
         """One generated function of this game's module.  build(g) gets a _Gen (expression_writer.py:
         g.expr(e) is the inline source of expression e, g.bind(value, recipe) names a value) and

@@ -1,8 +1,9 @@
 """The compiled engine's statements (interpreter/compiled/statements.py) on tests/rules/statement_lab.rules:
-runs of statements are generated code, play is the reference's (random draws included), a for
-loop's names are restored after it, and a runtime error in any statement -- in its expressions
-or in its own work, in a plain run, a step that stops or a trigger -- reads the same on both
-engines, also when the code comes back from the code cache."""
+runs of statements and each phase's turn of the phase machine are generated code, play is the
+reference's (random draws included), a for loop's names are restored after it, and a runtime
+error in any statement -- in its expressions or in its own work, in a plain run, a step that
+stops or a trigger -- or in a phase's actor, 'end when' or 'next' reads the same on both engines,
+also when the code comes back from the code cache."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,7 +17,7 @@ from rulespec.tools.fuzzing.differential import play_both
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB = str(ROOT / "tests" / "rules" / "statement_lab.rules")
-FAULTS = range(1, 15)  # the lab's option 'fault': the statement that fails
+FAULTS = range(1, 18)  # the lab's option 'fault': the statement (or phase clause) that fails
 
 
 def _generated(f) -> bool:
@@ -24,10 +25,11 @@ def _generated(f) -> bool:
 
 
 def _outcome(game, fault: int, players: int = 2) -> str:
-    """What a game with the fault comes to: the error's text, or the state after a first gift."""
+    """What a game with the fault comes to: the error's text, or the state at the end."""
     try:
         st = game.new_state(players=players, seed=3, options={"fault": fault})
-        st.apply(next(a for a in st.legal_action_strings() if a.startswith("give")))
+        while not st.is_terminal():
+            st.apply(next(a for a in st.legal_action_strings() if a.startswith("give") or a == "boast"))
         return st.to_json()
     except RuleRuntimeError as e:
         return f"error: {e}"
@@ -42,6 +44,7 @@ def test_runs_of_statements_are_generated_code():
     assert not any(_generated(s) for s in reference.prog.blocks[setup].steps)
     effect = compiled.prog.blocks[compiled.prog.actions["gift"].effect]  # a run, an emit that stops, a run
     assert len(effect.steps) == 3 and all(_generated(s) for s in effect.steps)
+    assert all(_generated(f) for f in compiled.prog.phase_code.values()) and reference.prog.phase_code is None
 
 
 @pytest.mark.parametrize("fault", FAULTS)

@@ -86,3 +86,38 @@ def test_random_draws_and_play_are_the_reference_s():
                 r = play_both(compiled, reference, players, seed, {"lucky": lucky}, max_steps=200)
                 assert r.difference is None, r.difference.describe()
                 assert r.decisions > 0
+
+
+def _nested(body: str) -> str:
+    return f'''game "Nested" {{
+  players 2..2
+  start setup
+}}
+
+var tally: int = 0
+
+phase setup {{
+  enter {{
+    let x = 3
+    if {" elif ".join(f"x == {i} {{ tally += {i} }}" for i in range(300))} else {{ tally = 1 }}
+    {body}
+  }}
+  next done
+}}
+
+phase done {{
+  enter {{ end game }}
+  next done
+}}
+'''
+
+
+@pytest.mark.parametrize("body", [
+    "".join(f"for a{i} in [1] {{ tally += 1 " for i in range(40)) + "} " * 40,  # past Python's 20 nested loops
+    "".join(f"if tally > -{i} {{ tally += 1 " for i in range(45)) + "} " * 45,     # deep indentation
+], ids=["loops", "ifs"])
+def test_deep_nesting_and_long_elif_chains_play_alike(body):
+    from interpreter.game import load_text
+    got = [load_text(_nested(body), "nested.rules", engine=e).new_state(players=2, seed=0).to_json()
+           for e in ("compiled", "interpreted")]
+    assert got[0] == got[1]

@@ -39,10 +39,11 @@ from ..expression_runtime import _fail
 from ..frames import EMIT_BLOCK, SUSPEND
 from ..rng import Rng
 
-# Python allows 20 nested loops and try blocks in one function and 100 levels of indentation;
-# a statement nested deeper than these runs its reference closure
-MAX_LOOPS = 12
-MAX_INDENT = 60
+# Python allows 20 nested loops and try blocks in one function and 100 levels of indentation: a
+# statement inside more loops than MAX_LOOPS (its own try blocks add 2 at most) or deeper than
+# MAX_INDENT (its lines add 4 at most) runs its reference closure
+MAX_LOOPS = 16
+MAX_INDENT = 80
 
 _ABSENT = object()  # a saved local that was not bound before a for loop
 
@@ -429,7 +430,7 @@ class _Writer:
         if not any(mf for _, mf in conds):
             for i, ((src, _), b) in enumerate(zip(conds, bodies)):
                 self.emit(ind, f"{'if' if i == 0 else 'elif'} {src}:")
-                self.block(b.stmts, ind + 1, loops + 1)
+                self.block(b.stmts, ind + 1, loops)
         else:  # the branch taken, worked out at once: the reference's test when a condition fails
             c = self.tmp()
             chain = " else ".join(f"{i} if {src}" for i, (src, _) in enumerate(conds)) + f" else {len(conds)}"
@@ -439,10 +440,10 @@ class _Writer:
             self.emit(ind + 1, f"{c} = {self.fallback('sel', s)}(st, env)")
             for i, b in enumerate(bodies):
                 self.emit(ind, f"{'if' if i == 0 else 'elif'} {c} == {i}:")
-                self.block(b.stmts, ind + 1, loops + 1)
+                self.block(b.stmts, ind + 1, loops)
         if s.else_ is not None:
             self.emit(ind, "else:")
-            self.block(s.else_.stmts, ind + 1, loops + 1)
+            self.block(s.else_.stmts, ind + 1, loops)
 
     def _For(self, s, ind, loops):
         # the loop's variable and the names its body binds are restored when the loop ends
@@ -463,7 +464,7 @@ class _Writer:
         x = self.tmp()
         self.emit(ind, f"for {x} in {items}:")
         self.emit(ind + 1, f"env[{s.var!r}] = {x}")
-        self.block(s.body.stmts, ind + 1, loops + 2)
+        self.block(s.body.stmts, ind + 1, loops + 1)
         for n, sv in saved:
             self.emit(ind, f"if {sv} is _ABSENT:")
             self.emit(ind + 1, f"env.pop({n!r}, None)")

@@ -47,8 +47,6 @@ MAX_INDENT = 80
 
 _ABSENT = object()  # a saved local that was not bound before a for loop
 
-RUNTIME = {"_GameOver": GameOver, "_Rng": Rng, "_ABSENT": _ABSENT, "_SUSPEND": SUSPEND}  # the names the generated code calls
-
 
 def _set_field(st, obj, field: str, k, sign: int, v, site) -> None:
     """this.n = v, stack_top.target = p, r.amount += 1 (compiler.py's _field_assign), v given."""
@@ -67,8 +65,9 @@ def _set_field(st, obj, field: str, k, sign: int, v, site) -> None:
     data[field] = v if sign == 0 else data[field] + sign * v
 
 
-RUNTIME["_set_field"] = _set_field
-RUNTIME["_fail"] = _fail
+# what the generated code finds in the game's module under these names
+RUNTIME = {"_GameOver": GameOver, "_Rng": Rng, "_ABSENT": _ABSENT, "_SUSPEND": SUSPEND, "_set_field": _set_field,
+           "_fail": _fail}
 
 
 class Fallbacks:

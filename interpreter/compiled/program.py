@@ -37,6 +37,7 @@ class CompiledProgram(Program):
             if (k, line, col) == (kind, span.line, span.col) and (xname is None) == (own is None):
                 if xname is not None:
                     s.ns[xname] = own
+                    s.explains.append(xname)
                 return s.ns[fname]
             s.replay, s.mismatch = [], True  # not the build that was recorded: generate from here on
         g = _Gen(self.exprs, False, {}, True, session=s)

@@ -39,6 +39,7 @@ class Program:
 
     engine = "interpreted"
     lister = None  # the compiled engine's legal-action lister (state.py calls it instead of actions.py)
+    phase_code = None  # the compiled engine's phase name -> one turn of State._advance in it
 
     def __init__(self, model: Model, fused: bool = True):
         """fused=False compiles only the checked version of every expression (slower; a
@@ -86,10 +87,9 @@ class Program:
         from . import code_cache
         self.exprs = ExpressionCompiler(self, fast=fused, cached=code_cache.load(model, fused, self.engine))
         self.blocks: list = []  # every compiled block (blocks.py); the engine's own come first
-        from .blocks import BlockCompiler
         from .machine import install_engine_blocks
         install_engine_blocks(self)
-        self.block_compiler = BlockCompiler(self)
+        self.block_compiler = self._block_compiler()
         self.rules: dict = {}  # rule values, compiled lazily on first call (modifies may call defs)
         self.var_defaults = [(v, self.expr(v.default) if v.default is not None else None)
                              for v in model.vars.values()]
@@ -137,6 +137,11 @@ class Program:
         self.limit = (model.limit.count, self.winners(model.limit.winners)) if model.limit is not None else None
         self._before_finish()
         code_cache.store(model, fused, self.exprs.finish(), self.engine)
+
+    def _block_compiler(self):
+        """What compiles statements into blocks (the compiled engine writes runs of them as code)."""
+        from .blocks import BlockCompiler
+        return BlockCompiler(self)
 
     def _before_finish(self) -> None:
         """The last moment every part of the game is compiled and the session still records (the

@@ -223,6 +223,7 @@ class State(Observation, CopyOnWrite):
         """Run blocks and automatic steps until a player must decide or the game is over."""
         phases = self.prog.phases
         triggers = self.prog.triggers
+        code = self.prog.phase_code  # the compiled engine's: phase -> one turn of this loop in it, as code
         for _ in range(MAX_AUTOMATIC_STEPS):
             if self.terminal:
                 return
@@ -237,6 +238,10 @@ class State(Observation, CopyOnWrite):
             if self.entries:  # the stack is empty and no block runs: its entries are done with
                 self.entries = []
                 self.turn_active = None
+            if code is not None:
+                if code[self.phase](self):
+                    return
+                continue
             ph = phases[self.phase]
             stage = self.stage
             if stage == ENTER:

@@ -17,10 +17,6 @@ class CompiledProgram(Program):
         from .block_compiler import CompiledBlockCompiler  # runs of plain statements as generated code
         return CompiledBlockCompiler(self)
 
-    def _before_finish(self) -> None:
-        from .phases import write_phases
-        self.phase_code = write_phases(self)
-
     def define(self, kind: str, span, params: str, build: Callable, own=None) -> Callable:
         """One generated function of this game's module.  build(g) gets a _Gen (expression_writer.py:
         g.expr(e) is the inline source of expression e, g.bind(value, recipe) names a value) and
@@ -50,9 +46,12 @@ class CompiledProgram(Program):
         return f
 
     def _before_finish(self) -> None:
-        """Every part of the game is compiled and the session still records: the listers of the
-        actions (listing.py), asked for in declaration order like everything else."""
+        """Every part of the game is compiled and the session still records: each phase's turn of
+        the phase machine (phases.py), then the listers of the actions (listing.py), asked for in
+        declaration order like everything else (the code cache replays them in this order)."""
         from .listing import build_listers
+        from .phases import write_phases
+        self.phase_code = write_phases(self)
         build_listers(self)
 
     def module_source(self) -> str:

@@ -244,7 +244,8 @@ class _Writer:
     def body(self, stmts, tail: tuple) -> str:
         self.block(stmts, 1, 0)
         if tail:  # blocks.trigger_epilogue: the event's fields the trigger assigned go back to its record
-            self.emit(1, "_r = st.frames[env['$rf']][2]['rec']")
+            # (a frame shared with a clone is copied first: copy_on_write.py)
+            self.emit(1, "_r = (st.frame_env(env['$rf']) if st._fshared else st.frames[env['$rf']][2])['rec']")
             for n in tail:
                 self.emit(1, f"_r[{n!r}] = env[{n!r}]")
         if not self.lines:
@@ -381,9 +382,9 @@ class _Writer:
                 return
             idx = self.value(tgt.index)
             if op == "=":  # (the reference works the value out, then the row, then the index)
-                self.guarded(s, ind, [v, idx], [(0, f"st.vars[{i}][{idx[0]}] = {v[0]}")])
+                self.guarded(s, ind, [v, idx], [(0, f"(st.vars[{i}] if st._own is None else st.edit_var({i}))[{idx[0]}] = {v[0]}")])
                 return
-            self.guarded(s, ind, [idx, v], [(0, f"_row = st.vars[{i}]"),
+            self.guarded(s, ind, [idx, v], [(0, f"_row = st.vars[{i}] if st._own is None else st.edit_var({i})"),
                                             (0, f"_row[{idx[0]}] = _row[{idx[0]}] + {sign} * {v[0]}")])
             return
         n = tgt.name
@@ -406,7 +407,7 @@ class _Writer:
 
     def _Shuffle(self, s, ind, loops):
         z = self.value(s.zone)
-        self.guarded(s, ind, [z], [(0, f"_Rng.shuffle(st, st.zones[{z[0]}])")])
+        self.guarded(s, ind, [z], [(0, f"_Rng.shuffle(st, st.edit_zone({z[0]}))")])
 
     def _Play(self, s, ind, loops):
         cs, d = self.cards_of(s.cards), self.value(s.dest)
@@ -555,7 +556,7 @@ class _Writer:
                                           f"{{{', '.join(data)}}})")])
 
     def _Prevent(self, s, ind, loops):
-        self.emit(ind, "st.frames[env['$rf']][2]['rec']['prevented'] = True")
+        self.emit(ind, "(st.frame_env(env['$rf']) if st._fshared else st.frames[env['$rf']][2])['rec']['prevented'] = True")
 
     def _Look(self, s, ind, loops):
         values = []

@@ -25,6 +25,7 @@ from typing import Callable, Optional
 from rulespec.lang import ast as A
 from rulespec.lang import types as T
 
+from .events import emit_frame, first_jobs
 from .frames import EMIT_BLOCK, SUSPEND, WINDOWS_BLOCK, CBlock  # noqa: F401 (SUSPEND, CBlock re-exported)
 
 
@@ -276,9 +277,15 @@ class BlockCompiler:
         def emit(st, env):
             rec = {p: f(st, env) for p, f in zip(params, args)}
             rec["prevented"] = False
+            if st.cov is not None:
+                st.cov["event:" + name] += 1
+            t, jobs = first_jobs(st, name, rec)
+            if jobs is None:  # no trigger runs: the event is over (events.first_jobs)
+                if target is not None:
+                    env[target] = rec
+                return None
             frames = st.frames
-            frames.append([EMIT_BLOCK, 0, {"ev": name, "rec": rec, "t": 0, "jobs": None, "i": 0,
-                                           "ret": target, "caller": len(frames) - 1}])
+            frames.append(emit_frame(name, rec, t, jobs, target, len(frames) - 1))
             return SUSPEND
         asm.add_stop(emit)
         if target is not None:  # written by the event's frame when it ends
@@ -316,11 +323,20 @@ class BlockCompiler:
             mover = by(st, env) if by is not None else st.active
             frames = st.frames
             caller = len(frames) - 1
-            for cs, src, dest in reversed(groups):  # the first group's triggers run first
+            for k, (cs, src, dest) in enumerate(groups):  # the first group's triggers run first
                 rec = {"items": cs, "source": src, "dest": dest, "mover": mover, "cause": why, "prevented": False}
-                frames.append([EMIT_BLOCK, 0, {"ev": "moved", "rec": rec, "t": 1, "jobs": None, "i": 0,
-                                               "ret": None, "caller": caller}])
-            return SUSPEND
+                if st.cov is not None:
+                    st.cov["event:moved"] += 1
+                t, jobs = first_jobs(st, "moved", rec, 1)
+                if jobs is None:  # no trigger runs (events.first_jobs): on to the next group at once
+                    continue
+                for cs2, src2, dest2 in reversed(groups[k + 1:]):  # the later groups wait, as they are
+                    rec2 = {"items": cs2, "source": src2, "dest": dest2, "mover": mover, "cause": why, "prevented": False}
+                    frames.append([EMIT_BLOCK, 0, {"ev": "moved", "rec": rec2, "t": 1, "jobs": None, "i": 0,
+                                                   "ret": None, "caller": caller}])
+                frames.append(emit_frame("moved", rec, t, jobs, None, caller))
+                return SUSPEND
+            return None
         asm.add_stop(move_and_tell)
 
     _x_Move = _x_Deal = _x_Play = _moving

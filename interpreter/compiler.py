@@ -27,6 +27,7 @@ from .expressions import ExpressionCompiler
 from .names import player_name
 from .program_parts import CAction, CConversion, CEffect, CParam, CPhase, CTrigger, ZoneSlot  # noqa: F401 (re-exported)
 from .rng import Rng
+from .owner_keys import cannot_fail, guard_parts, owner_key, zones_by_owner
 from .static_conditions import StaticAnalysis, conjuncts, split_static
 
 _SELF = frozenset(["self"])  # in a card's group condition, the card is fixed for a game; its owner is not
@@ -184,7 +185,9 @@ class Program:
                 ab.card, tuple(self.copies_of.get(ab.card, [])), slots,
                 self.exprs.all_of(rest) if rest else None,
                 self.exprs.all_of(fixed) if fixed else None, len(self.ability_groups),
-                not any(self.exprs.draws(e) for e in rest))
+                not any(self.exprs.draws(e) for e in rest), zones_by_owner(self.slots, slots),
+                tuple((zi, self.slots[zi].owner) for zi in slots  # (in the order the engine always read them)
+                      if self.slots[zi].owner is not None and self.slots[zi].visibility != "public"))
         return got
 
     def fail(self, node, msg: str):
@@ -586,13 +589,20 @@ class Program:
             body = self.block_compiler.compile(A.Block((), t.span), f"trigger '{t.name}'")
         fixed, rest = split_static(self.static, t.when, frozenset()) if t.when is not None else ([], [])
         ab = self.ability(t)
+        pure = ab is None or not any(self.exprs.draws(e) for e in rest)  # (only a card's trigger reads it)
+        key = guard = None
+        if ab is not None and ab.pure and pure:  # reading its condition for fewer players changes nothing
+            key = owner_key(self.model.refs, self.model.types, rest, set(params) - {"owner", "self", t.for_var})
+            if key is None:
+                guard = guard_parts(self.model.refs, rest)
         return CTrigger(t.name, index, params, t.for_var,
                         self.expr(t.for_expr) if t.for_expr is not None else None,
                         self.exprs.all_of(rest) if rest else None, body, t.timing, event, ab,
                         self.template(t.optional) if t.optional is not None else None,
-                        self.exprs.all_of(fixed) if fixed else None,
-                        # (only a card's trigger reads its purity: events.jobs_for)
-                        ab is None or not any(self.exprs.draws(e) for e in rest))
+                        self.exprs.all_of(fixed) if fixed else None, pure,
+                        key[0] if key else None, key[1] if key else None,
+                        self.exprs.all_of(guard) if guard else None,
+                        bool(guard) and all(cannot_fail(self.model.refs, e) for e in guard))
 
     def _compile_conversion(self, c: A.ConversionDecl) -> CConversion:
         return CConversion(c.name, c.role, self.compile_param(c.source) if c.source is not None else None,
@@ -609,8 +619,14 @@ class Program:
         for m in self.model.modifies:
             rule = self.rules.get(m.rule.name)
             if rule is not None:
+                ab = self.ability(m)
+                # (read only when skipping the condition for other players changes nothing)
+                key = owner_key(self.model.refs, self.model.types, conjuncts(m.when), set(m.args) - {"owner", "self"}) \
+                    if ab is not None and ab.pure and m.when is not None and not self.exprs.draws(m.when) else None
                 rule.modifies.append(CModify(list(m.args), self.expr(m.value),
-                                             self.expr(m.when) if m.when is not None else None, self.ability(m)))
+                                             self.expr(m.when) if m.when is not None else None, ab,
+                                             # (a player argument only: a rule's zone argument may come as its cards)
+                                             list(m.args).index(key[0]) if key and key[1] is None else None))
 
     # ------------------------------------------------------------------ actions and phases
     def compile_param(self, p: A.ActionParam) -> CParam:

@@ -21,6 +21,7 @@ from .events import SECRET, jobs_for, trigger_env
 from .frames import AFTER_RESPONSE_BLOCK, EMIT_BLOCK, SUSPEND, TIMINGS, WINDOWS_BLOCK, CBlock
 from .names import unique
 from .static_conditions import live_only
+from .trigger_plans import plans_for
 from .windows import open_window, should_ask
 
 
@@ -76,12 +77,16 @@ def _emit_step(st, env):
                 env["counted"] = True
                 if st.cov is not None:
                     st.cov["event:" + env["ev"]] += 1
+            plans = plans_for(st, env["ev"])
+            while t < 3 and plans[t] is None:  # a timing no trigger can run at: nothing to list
+                t += 1
+            env["t"] = t
             if t >= 3 or rec["prevented"]:
                 if env["ret"] is not None:
                     caller = env["caller"]
                     (st.frame_env(caller) if st._fshared else st.frames[caller][2])[env["ret"]] = rec
                 return _DONE
-            jobs = env["jobs"] = jobs_for(st, env["ev"], TIMINGS[t], rec)
+            jobs = env["jobs"] = jobs_for(st, plans[t], rec)
             env["i"] = 0
         i = env["i"]
         if i >= len(jobs) or rec["prevented"]:
@@ -188,7 +193,7 @@ def _still_face_down(st, env, job: list) -> bool:
     p, slots = job[2], st.prog.slots
     job[4] = [u for u in job[4] if not st.is_revealed(u[1]) and slots[st.where[u[1]]].owner == p]
     key = (env["ev"], TIMINGS[env["t"]])
-    return any(p in face_down_holders(st, t.ability.slots)
+    return any(p in face_down_holders(st, t.ability)
                for t in live_only(st, ("secret", key), st.prog.secret_at.get(key, [])))
 
 

@@ -30,7 +30,7 @@ from .frames import AFTER_RESPONSE_BLOCK, WINDOWS_BLOCK
 from .machine import run
 from .observation import Observation
 from .rng import seed_state
-from .static_conditions import Options
+from .static_conditions import options_for
 from .serialise import StateFormatError, parse_state_text, state_json, state_to_dict, validate_state_dict
 from .choices import resolve_hidden
 from .windows import NO_RESPONSE, responses_for
@@ -71,7 +71,7 @@ class State(Observation, CopyOnWrite):
         st.game, st.prog = game, prog
         st.n = players
         st.seed = seed
-        st.opts = Options(options)
+        st.opts = options_for(prog, options)
         st.zones = [[] for _ in prog.slots]
         st.where = [0] * prog.card_count
         st.plays = {}
@@ -610,7 +610,7 @@ class State(Observation, CopyOnWrite):
             d = _copy_of_state_dict(d)
         st = cls.__new__(cls)
         st.game, st.prog = game, game.prog
-        st.n, st.seed, st.opts = d["players"], d["seed"], Options(d["options"])
+        st.n, st.seed, st.opts = d["players"], d["seed"], options_for(game.prog, d["options"])
         st.phase, st.stage, st.active, st.rng = d["phase"], d["stage"], d["active"], d["rng"]
         st.vars = d["vars"]
         st.zones = zones = d["zones"]

@@ -232,12 +232,22 @@ def emit_frame(event: str, rec: dict, t: int, jobs: list, ret, caller: int) -> l
                             "caller": caller, "counted": True}]
 
 
-def emit_now(st, event: str, rec: dict) -> None:
-    """Push the frame that runs an event's triggers (the engine's own events: phase_start, ...)."""
+def emit_now(st, event: str, rec: dict, runs_next: bool = False) -> None:
+    """Push the frame that runs an event's triggers (the engine's own events: phase_start, ...).
+    runs_next: the frame would run before anything else happens, so its first jobs may be listed
+    now, and no frame is pushed when there are none (first_jobs)."""
     rec["prevented"] = False
     frames = st.frames
-    frames.append([EMIT_BLOCK, 0, {"ev": event, "rec": rec, "t": 1 if event in _ENGINE_EVENTS else 0,
-                                   "jobs": None, "i": 0, "ret": None, "caller": len(frames) - 1}])
+    t = 1 if event in _ENGINE_EVENTS else 0
+    if runs_next:
+        if st.cov is not None:
+            st.cov["event:" + event] += 1
+        t, jobs = first_jobs(st, event, rec, t)
+        if jobs is not None:
+            frames.append(emit_frame(event, rec, t, jobs, None, len(frames) - 1))
+        return
+    frames.append([EMIT_BLOCK, 0, {"ev": event, "rec": rec, "t": t, "jobs": None, "i": 0, "ret": None,
+                                   "caller": len(frames) - 1}])
 
 
 _ENGINE_EVENTS = {"phase_start", "phase_end", "action_taken", "moved"}

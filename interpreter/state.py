@@ -252,7 +252,7 @@ class State(Observation, CopyOnWrite):
                 if "phase_start" in triggers:  # the triggers first, then 'enter'
                     if ph.enter is not None:
                         self.frames.append([ph.enter, 0, {}])
-                    emit_now(self, "phase_start", {"phase": self.phase})
+                    emit_now(self, "phase_start", {"phase": self.phase}, runs_next=True)
                 else:
                     self._push(ph.enter, {})
             elif stage == AFTER:
@@ -270,7 +270,7 @@ class State(Observation, CopyOnWrite):
                 if "phase_end" in triggers:  # the triggers first, then 'exit'
                     if ph.exit is not None:
                         self.frames.append([ph.exit, 0, {}])
-                    emit_now(self, "phase_end", {"phase": self.phase})
+                    emit_now(self, "phase_end", {"phase": self.phase}, runs_next=True)
                 else:
                     self._push(ph.exit, {})
             elif stage == "next":

@@ -10,6 +10,7 @@ from __future__ import annotations
 from .abilities import active_for
 from .action_ranges import LazyActions, RangeSegment, range_actions, segment
 from .action_value import Action, new_action as _new_action  # (Action is imported from here too)
+from .card_index import OwnedIndex
 from .cardsets import TooManyChoices, _limit, card_choices, nothing_to_choose
 from .choices import card_text, has_marker, param_values, value_text
 from .compiler import CAction, CParam, Program, player_name
@@ -189,6 +190,37 @@ def ability_bases(st, act: CAction, actor: int) -> list:
     return [{"owner": actor, "self": c} for c in active_for(st, act.ability, actor)]
 
 
+class _Given:
+    """The actions of a list (a phase's, a window's) that cards give, indexed by the cards that
+    give them (card_index.py), when their cards' conditions draw no random number; made once
+    per list and set of options."""
+    __slots__ = ("indexed", "index")
+
+    def __init__(self, prog: Program, st, names: list):
+        items = [(pos, prog.actions[name]) for pos, name in enumerate(names)]
+        items = [(pos, act) for pos, act in items if act.ability is not None and act.ability.pure]
+        self.indexed = frozenset(pos for pos, _ in items)
+        self.index = OwnedIndex(st, items) if items else None
+
+    def cards(self, st, actor: int) -> dict:
+        """position -> the copies of the card giving that action that work for actor now."""
+        out: dict = {}
+        for pos, c, act in self.index.placed(st, actor):
+            when = act.ability.when
+            if when is None or when(st, {"owner": actor, "self": c}):
+                out.setdefault(pos, []).append(c)
+        return out
+
+
+def _given(prog: Program, st, names: list) -> _Given:
+    live = st.opts.live
+    key = ("given", tuple(names))
+    got = live.get(key)
+    if got is None:
+        got = live[key] = _Given(prog, st, names)
+    return got
+
+
 def legal_actions(prog: Program, st, phase_actions: list, actor: int, phase_ready=None):
     """The legal actions among `phase_actions` for `actor`; phase_ready: the phase's own
     requirements, which every one of its actions needs.  A list of Actions, or a LazyActions
@@ -201,9 +233,15 @@ def legal_actions(prog: Program, st, phase_actions: list, actor: int, phase_read
     ranges = None  # the actions listed as ranges here: worked out when one that may be is met
     extra = 0      # how many more actions than entries `out` holds (a range is one entry)
     lazy = False
-    for name in phase_actions:
+    given = _given(prog, st, phase_actions)
+    cards = given.cards(st, actor) if given.index is not None else None
+    for pos, name in enumerate(phase_actions):
         act = prog.actions[name]
         if act.ability is not None:
+            if pos in given.indexed:
+                for c in cards.get(pos, ()):
+                    _list_one(prog, st, act, actor, {"owner": actor, "self": c}, out, seen, limit, extra)
+                continue
             for base in ability_bases(st, act, actor):
                 _list_one(prog, st, act, actor, base, out, seen, limit, extra)
             continue

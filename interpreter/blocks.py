@@ -25,6 +25,7 @@ from typing import Callable, Optional
 from rulespec.lang import ast as A
 from rulespec.lang import types as T
 
+from .events import emit_frame, first_jobs
 from .frames import EMIT_BLOCK, SUSPEND, WINDOWS_BLOCK, CBlock  # noqa: F401 (SUSPEND, CBlock re-exported)
 
 
@@ -172,6 +173,11 @@ class BlockCompiler:
                 for inner in b.stmts:
                     self._note_plain(inner, asm, surely=False)
 
+    def statement(self, s) -> Callable:
+        """The plain part of a step that stops (the push of 'stack now', a move while 'moved'
+        is listened to) as f(st, env) (the compiled engine writes it as code)."""
+        return self.prog.stmt(s)
+
     def can_suspend(self, s) -> bool:
         got = self._suspends.get(s)
         if got is None:
@@ -271,16 +277,22 @@ class BlockCompiler:
         def emit(st, env):
             rec = {p: f(st, env) for p, f in zip(params, args)}
             rec["prevented"] = False
+            if st.cov is not None:
+                st.cov["event:" + name] += 1
+            t, jobs = first_jobs(st, name, rec)
+            if jobs is None:  # no trigger runs: the event is over (events.first_jobs)
+                if target is not None:
+                    env[target] = rec
+                return None
             frames = st.frames
-            frames.append([EMIT_BLOCK, 0, {"ev": name, "rec": rec, "t": 0, "jobs": None, "i": 0,
-                                           "ret": target, "caller": len(frames) - 1}])
+            frames.append(emit_frame(name, rec, t, jobs, target, len(frames) - 1))
             return SUSPEND
         asm.add_stop(emit)
         if target is not None:  # written by the event's frame when it ends
             asm.bind(target, T.record_type(name))
 
     def _x_StackStmt(self, s: A.StackStmt, asm: _Asm) -> None:
-        push = self.prog.stmt(s)  # the entry goes on the stack as with 'stack'
+        push = self.statement(s)  # the entry goes on the stack as with 'stack'
 
         def resolve_now(st, env):
             push(st, env)
@@ -290,7 +302,7 @@ class BlockCompiler:
 
     def _moving(self, s, asm: _Asm) -> None:
         """A move, deal or play when triggers listen to 'moved': one event per zone the cards left."""
-        do = self.prog.stmt(s)
+        do = self.statement(s)
         cause = self.prog.expr(s.cause) if s.cause is not None else None
         default = {"Move": "move", "Deal": "deal", "Play": "play"}[type(s).__name__]
         by = self.prog.expr(s.by) if isinstance(s, A.Play) and s.by is not None else None
@@ -311,11 +323,20 @@ class BlockCompiler:
             mover = by(st, env) if by is not None else st.active
             frames = st.frames
             caller = len(frames) - 1
-            for cs, src, dest in reversed(groups):  # the first group's triggers run first
+            for k, (cs, src, dest) in enumerate(groups):  # the first group's triggers run first
                 rec = {"items": cs, "source": src, "dest": dest, "mover": mover, "cause": why, "prevented": False}
-                frames.append([EMIT_BLOCK, 0, {"ev": "moved", "rec": rec, "t": 1, "jobs": None, "i": 0,
-                                               "ret": None, "caller": caller}])
-            return SUSPEND
+                if st.cov is not None:
+                    st.cov["event:moved"] += 1
+                t, jobs = first_jobs(st, "moved", rec, 1)
+                if jobs is None:  # no trigger runs (events.first_jobs): on to the next group at once
+                    continue
+                for cs2, src2, dest2 in reversed(groups[k + 1:]):  # the later groups wait, as they are
+                    rec2 = {"items": cs2, "source": src2, "dest": dest2, "mover": mover, "cause": why, "prevented": False}
+                    frames.append([EMIT_BLOCK, 0, {"ev": "moved", "rec": rec2, "t": 1, "jobs": None, "i": 0,
+                                                   "ret": None, "caller": caller}])
+                frames.append(emit_frame("moved", rec, t, jobs, None, caller))
+                return SUSPEND
+            return None
         asm.add_stop(move_and_tell)
 
     _x_Move = _x_Deal = _x_Play = _moving
@@ -330,9 +351,11 @@ def trigger_epilogue(params: list, body: Optional[A.Block]) -> Optional[Callable
     names = sorted(written)
 
     def write_back(st, env):
-        rec = st.frames[env["$rf"]][2]["rec"]
+        rf = env["$rf"]
+        rec = (st.frame_env(rf) if st._fshared else st.frames[rf][2])["rec"]
         for n in names:
             rec[n] = env[n]
+    write_back.names = tuple(names)  # (the compiled engine writes the same lines inline)
     return write_back
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from itertools import combinations, permutations
 from typing import Optional
 
+from .abilities import active_for
 from .cardsets import card_choices
 from .errors import RuleRuntimeError
 from .frames import SUSPEND
@@ -75,7 +76,6 @@ def player_sets(p, st, env) -> list:
 def use_values(prog, p, st, env, who: int) -> list:
     """Cards named p.role in p's zones used as themselves, then every conversion to p.role
     that `who` may use (top-level ones, and those of cards `who` owns that work now)."""
-    from .abilities import active_for
     out = []
     role = p.role
     for c in card_choices(prog, p, st, env, who, name=role):
@@ -111,8 +111,14 @@ def use_record(prog, role: str, cards: list, via: str, like: Optional[int], give
     """A card as used: its properties are those of `like` (the one physical card), else zero;
     `giver`: the card whose ability made the conversion (none for a top-level one)."""
     rec = {"name": role, "cards": list(cards), "via": via, "giver": giver}
-    for pname, vals in prog.card_props.items():
-        rec[pname] = vals[like] if like is not None else prog.prop_zero[pname]
+    rows = prog.cache.get("use rows")
+    if rows is None:
+        rows = prog.cache["use rows"] = {}
+    row = rows.get(like)
+    if row is None:  # a card's properties, worked out once (they are printed on it)
+        row = rows[like] = {pname: vals[like] if like is not None else prog.prop_zero[pname]
+                            for pname, vals in prog.card_props.items()}
+    rec.update(row)
     return rec
 
 

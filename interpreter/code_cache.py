@@ -2,8 +2,9 @@
 
 Building a Program generates Python for every expression of the rules and compiles it (for the
 largest shipped game, thousands of functions: most of a warm load).  expressions.py records
-that work as a session (the code objects, marshalled; how to make every value the code refers
-to; the order in which the compiler asked for the expressions); this module keeps the record
+that work as a session (the code objects, marshalled; their source, so that a replayed build
+can still show the game's module as text; how to make every value the code refers to; the
+order in which the compiler asked for the expressions); this module keeps the record
 under a key made of the model's path and source, the source of rulespec and of this engine,
 the Python version and the compiler's mode, so that a later process replays it instead.
 
@@ -17,7 +18,7 @@ from typing import Optional
 
 from rulespec.lang import model_cache
 
-FORMAT = 1
+FORMAT = 2  # 2: the record keeps the functions' source (the game's module as text)
 _FOLDER = Path(__file__).resolve().parent
 _RULESPEC = Path(model_cache.__file__).resolve().parent
 

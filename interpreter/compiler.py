@@ -27,6 +27,7 @@ from .expressions import ExpressionCompiler
 from .names import player_name
 from .program_parts import CAction, CConversion, CEffect, CParam, CPhase, CTrigger, ZoneSlot  # noqa: F401 (re-exported)
 from .rng import Rng
+from .owner_keys import cannot_fail, guard_parts, owner_key, zones_by_owner
 from .static_conditions import StaticAnalysis, conjuncts, split_static
 
 _SELF = frozenset(["self"])  # in a card's group condition, the card is fixed for a game; its owner is not
@@ -39,6 +40,7 @@ class Program:
 
     engine = "interpreted"
     lister = None  # the compiled engine's legal-action lister (state.py calls it instead of actions.py)
+    phase_code = None  # the compiled engine's phase name -> one turn of State._advance in it
 
     def __init__(self, model: Model, fused: bool = True):
         """fused=False compiles only the checked version of every expression (slower; a
@@ -86,10 +88,9 @@ class Program:
         from . import code_cache
         self.exprs = ExpressionCompiler(self, fast=fused, cached=code_cache.load(model, fused, self.engine))
         self.blocks: list = []  # every compiled block (blocks.py); the engine's own come first
-        from .blocks import BlockCompiler
         from .machine import install_engine_blocks
         install_engine_blocks(self)
-        self.block_compiler = BlockCompiler(self)
+        self.block_compiler = self._block_compiler()
         self.rules: dict = {}  # rule values, compiled lazily on first call (modifies may call defs)
         self.var_defaults = [(v, self.expr(v.default) if v.default is not None else None)
                              for v in model.vars.values()]
@@ -138,6 +139,11 @@ class Program:
         self._before_finish()
         code_cache.store(model, fused, self.exprs.finish(), self.engine)
 
+    def _block_compiler(self):
+        """What compiles statements into blocks (the compiled engine writes runs of them as code)."""
+        from .blocks import BlockCompiler
+        return BlockCompiler(self)
+
     def _before_finish(self) -> None:
         """The last moment every part of the game is compiled and the session still records (the
         compiled engine writes its listers here)."""
@@ -151,6 +157,18 @@ class Program:
         if labels[c] is None:  # a label is about the card, not the moment: computed once
             labels[c] = str(self._label(st, c))
         return labels[c]
+
+    def card_labels(self, st, cards) -> list:
+        """card_label of each of `cards` (an observation shows whole zones)."""
+        if self._label is None:
+            names = self.card_names
+            return [names[c] for c in cards]
+        labels = self._labels
+        out = list(map(labels.__getitem__, cards))
+        if None in out:  # some not made yet
+            label = self.card_label
+            out = [x if x is not None else label(st, c) for x, c in zip(out, cards)]
+        return out
 
     def ability(self, decl) -> Optional[CAbility]:
         """The compiled 'while in' group of a declaration a card carries, or None."""
@@ -167,7 +185,9 @@ class Program:
                 ab.card, tuple(self.copies_of.get(ab.card, [])), slots,
                 self.exprs.all_of(rest) if rest else None,
                 self.exprs.all_of(fixed) if fixed else None, len(self.ability_groups),
-                not any(self.exprs.draws(e) for e in rest))
+                not any(self.exprs.draws(e) for e in rest), zones_by_owner(self.slots, slots),
+                tuple((zi, self.slots[zi].owner) for zi in slots  # (in the order the engine always read them)
+                      if self.slots[zi].owner is not None and self.slots[zi].visibility != "public"))
         return got
 
     def fail(self, node, msg: str):
@@ -276,12 +296,13 @@ class Program:
             idx = self.expr(tgt.index)
             if op == "=":
                 def set_pvar(st, env):
-                    st.vars[i][idx(st, env)] = v(st, env)
+                    value = v(st, env)
+                    (st.vars[i] if st._own is None else st.edit_var(i))[idx(st, env)] = value
                 return set_pvar
             sign = 1 if op == "+=" else -1
 
             def add_pvar(st, env):
-                row, p = st.vars[i], idx(st, env)
+                row, p = st.vars[i] if st._own is None else st.edit_var(i), idx(st, env)
                 row[p] = row[p] + sign * v(st, env)
             return add_pvar
         n = tgt.name
@@ -367,7 +388,7 @@ class Program:
         z = self.expr(s.zone)
 
         def shuffle(st, env):
-            Rng.shuffle(st, st.zones[z(st, env)])
+            Rng.shuffle(st, st.edit_zone(z(st, env)))
         return shuffle
 
     def _s_Play(self, s):
@@ -501,7 +522,8 @@ class Program:
 
     def _s_Prevent(self, s):
         def prevent(st, env):
-            st.frames[env["$rf"]][2]["rec"]["prevented"] = True
+            rf = env["$rf"]
+            (st.frame_env(rf) if st._fshared else st.frames[rf][2])["rec"]["prevented"] = True
         return prevent
 
     def _s_Look(self, s):
@@ -567,13 +589,20 @@ class Program:
             body = self.block_compiler.compile(A.Block((), t.span), f"trigger '{t.name}'")
         fixed, rest = split_static(self.static, t.when, frozenset()) if t.when is not None else ([], [])
         ab = self.ability(t)
+        pure = ab is None or not any(self.exprs.draws(e) for e in rest)  # (only a card's trigger reads it)
+        key = guard = None
+        if ab is not None and ab.pure and pure:  # reading its condition for fewer players changes nothing
+            key = owner_key(self.model.refs, self.model.types, rest, set(params) - {"owner", "self", t.for_var})
+            if key is None:
+                guard = guard_parts(self.model.refs, rest)
         return CTrigger(t.name, index, params, t.for_var,
                         self.expr(t.for_expr) if t.for_expr is not None else None,
                         self.exprs.all_of(rest) if rest else None, body, t.timing, event, ab,
                         self.template(t.optional) if t.optional is not None else None,
-                        self.exprs.all_of(fixed) if fixed else None,
-                        # (only a card's trigger reads its purity: events.jobs_for)
-                        ab is None or not any(self.exprs.draws(e) for e in rest))
+                        self.exprs.all_of(fixed) if fixed else None, pure,
+                        key[0] if key else None, key[1] if key else None,
+                        self.exprs.all_of(guard) if guard else None,
+                        bool(guard) and all(cannot_fail(self.model.refs, e) for e in guard))
 
     def _compile_conversion(self, c: A.ConversionDecl) -> CConversion:
         return CConversion(c.name, c.role, self.compile_param(c.source) if c.source is not None else None,
@@ -590,8 +619,14 @@ class Program:
         for m in self.model.modifies:
             rule = self.rules.get(m.rule.name)
             if rule is not None:
+                ab = self.ability(m)
+                # (read only when skipping the condition for other players changes nothing)
+                key = owner_key(self.model.refs, self.model.types, conjuncts(m.when), set(m.args) - {"owner", "self"}) \
+                    if ab is not None and ab.pure and m.when is not None and not self.exprs.draws(m.when) else None
                 rule.modifies.append(CModify(list(m.args), self.expr(m.value),
-                                             self.expr(m.when) if m.when is not None else None, self.ability(m)))
+                                             self.expr(m.when) if m.when is not None else None, ab,
+                                             # (a player argument only: a rule's zone argument may come as its cards)
+                                             list(m.args).index(key[0]) if key and key[1] is None else None))
 
     # ------------------------------------------------------------------ actions and phases
     def compile_param(self, p: A.ActionParam) -> CParam:

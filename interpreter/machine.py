@@ -21,6 +21,7 @@ from .events import SECRET, jobs_for, trigger_env
 from .frames import AFTER_RESPONSE_BLOCK, EMIT_BLOCK, SUSPEND, TIMINGS, WINDOWS_BLOCK, CBlock
 from .names import unique
 from .static_conditions import live_only
+from .trigger_plans import plans_for
 from .windows import open_window, should_ask
 
 
@@ -32,6 +33,8 @@ def run(st) -> None:
         if st.pending is not None:
             return
         f = frames[-1]
+        if st._fshared:  # shared with a clone: this state's own copy runs on (copy_on_write.py)
+            f = st.own_frame(-1)
         steps = blocks[f[0]].steps
         pc, env = f[1], f[2]
         n = len(steps)
@@ -74,11 +77,16 @@ def _emit_step(st, env):
                 env["counted"] = True
                 if st.cov is not None:
                     st.cov["event:" + env["ev"]] += 1
+            plans = plans_for(st, env["ev"])
+            while t < 3 and plans[t] is None:  # a timing no trigger can run at: nothing to list
+                t += 1
+            env["t"] = t
             if t >= 3 or rec["prevented"]:
                 if env["ret"] is not None:
-                    st.frames[env["caller"]][2][env["ret"]] = rec
+                    caller = env["caller"]
+                    (st.frame_env(caller) if st._fshared else st.frames[caller][2])[env["ret"]] = rec
                 return _DONE
-            jobs = env["jobs"] = jobs_for(st, env["ev"], TIMINGS[t], rec)
+            jobs = env["jobs"] = jobs_for(st, plans[t], rec)
             env["i"] = 0
         i = env["i"]
         if i >= len(jobs) or rec["prevented"]:
@@ -185,7 +193,7 @@ def _still_face_down(st, env, job: list) -> bool:
     p, slots = job[2], st.prog.slots
     job[4] = [u for u in job[4] if not st.is_revealed(u[1]) and slots[st.where[u[1]]].owner == p]
     key = (env["ev"], TIMINGS[env["t"]])
-    return any(p in face_down_holders(st, t.ability.slots)
+    return any(p in face_down_holders(st, t.ability)
                for t in live_only(st, ("secret", key), st.prog.secret_at.get(key, [])))
 
 
@@ -274,7 +282,7 @@ def _after_response(st, env):
         return None
     wf = env["wf"]
     if st.stack and st.stack[-1] == env["top"] and len(st.stack) == env["depth"]:
-        st.frames[wf][2]["idx"] += 1  # the response stacked nothing: ask the next player
+        (st.frame_env(wf) if st._fshared else st.frames[wf][2])["idx"] += 1  # nothing stacked: the next player
     return None
 
 

@@ -99,6 +99,11 @@ class CTrigger:
     fixed: Optional[Callable] = None     # the part of its condition fixed for a game (options only);
                                          # `when` is the rest (static_conditions.py)
     pure: bool = True                    # `when` draws no random number
+    # A card's trigger whose condition draws no random number (owner_keys.py):
+    owner_key: Optional[str] = None      # the event's field that says whose copies may fire
+    owner_zones: Optional[frozenset] = None  # ... as a zone of theirs, one of these (None: as the player)
+    guard: Optional[Callable] = None     # else, the head of `when` that reads neither owner nor self
+    guard_first: bool = False            # ... which cannot fail: it may be read before looking for copies
 
 
 @attrs.define

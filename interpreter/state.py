@@ -19,19 +19,19 @@ is illegal), serialise.py (plain data and back).
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Optional, Union
 
 from .actions import Action, legal_actions
 from .compiler import Program, player_name
+from .copy_on_write import CopyOnWrite, deep_copy as _deep, shared_lists_class
 from .errors import ActionTypeError, GameOver, IllegalActionError, RuleRuntimeError
 from .events import emit_now
 from .frames import AFTER_RESPONSE_BLOCK, WINDOWS_BLOCK
 from .machine import run
 from .observation import Observation
 from .rng import seed_state
-from .static_conditions import Options
-from .serialise import StateFormatError, parse_state_text, state_to_dict, validate_state_dict
+from .static_conditions import options_for
+from .serialise import StateFormatError, parse_state_text, state_json, state_to_dict, validate_state_dict
 from .choices import resolve_hidden
 from .windows import NO_RESPONSE, responses_for
 
@@ -53,11 +53,12 @@ def use_rules_loader(load) -> None:
     _rules_loader = load
 
 
-class State(Observation):
+class State(Observation, CopyOnWrite):
     __slots__ = ("game", "prog", "n", "seed", "opts", "vars", "zones", "where", "plays", "active",
                  "phase", "stage", "rng", "terminal", "winners_", "revealed", "shown", "log", "history",
                  "stack", "entries", "next_entry", "turn_active", "frames", "pending",
-                 "_legal", "_legal_map", "_memo", "cov")
+                 "_legal", "_legal_map", "_memo", "cov",
+                 "_log_n", "_history_n", "_own", "_fshared")  # what a clone shares (copy_on_write.py)
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -70,7 +71,7 @@ class State(Observation):
         st.game, st.prog = game, prog
         st.n = players
         st.seed = seed
-        st.opts = Options(options)
+        st.opts = options_for(prog, options)
         st.zones = [[] for _ in prog.slots]
         st.where = [0] * prog.card_count
         st.plays = {}
@@ -90,6 +91,7 @@ class State(Observation):
         st.cov = coverage
         st.stack, st.entries, st.next_entry, st.turn_active = [], [], 0, None
         st.frames, st.pending = [], None
+        st._log_n = st._history_n = st._own = st._fshared = None
         start = prog.zone_base.get(game.model.cards_start) if game.model.cards_start else None
         if start is not None:
             st.zones[start] = list(range(prog.card_count)) if start_order is None else list(start_order)
@@ -108,19 +110,20 @@ class State(Observation):
     def move_cards(self, cards: list, dest: int, bottom: bool) -> None:
         if not cards:
             return
-        zones, where, plays_slots = self.zones, self.where, self.prog.plays_slots
+        zones, where, plays_slots, own = self.zones, self.where, self.prog.plays_slots, self._own
         moved = []
         for c in cards:
             src = where[c]
-            zones[src].remove(c)
+            (zones[src] if own is None or src in own else self.edit_zone(src)).remove(c)
             if src in plays_slots:
                 self._unrecord_play(src, c)
             moved.append([c, src])
             where[c] = dest
+        to = zones[dest] if own is None or dest in own else self.edit_zone(dest)
         if bottom:
-            zones[dest][0:0] = list(cards)
+            to[0:0] = list(cards)
         else:
-            zones[dest].extend(cards)
+            to.extend(cards)
         # A log line shows what its viewers could see when it happened, never what they see
         # later: the zones of this move that are revealed now go into the entry (a later
         # reveal or conceal changes only later lines).  Usually none is: the entry stays short.
@@ -165,7 +168,7 @@ class State(Observation):
     def finish(self, winners: Optional[list]) -> None:
         self.terminal = True
         self.stage = OVER
-        self.frames = []
+        self.frames, self._fshared = [], None
         self.pending = None
         if winners is None:
             scores = self.scores()
@@ -220,6 +223,7 @@ class State(Observation):
         """Run blocks and automatic steps until a player must decide or the game is over."""
         phases = self.prog.phases
         triggers = self.prog.triggers
+        code = self.prog.phase_code  # the compiled engine's: phase -> one turn of this loop in it, as code
         for _ in range(MAX_AUTOMATIC_STEPS):
             if self.terminal:
                 return
@@ -234,6 +238,10 @@ class State(Observation):
             if self.entries:  # the stack is empty and no block runs: its entries are done with
                 self.entries = []
                 self.turn_active = None
+            if code is not None:
+                if code[self.phase](self):
+                    return
+                continue
             ph = phases[self.phase]
             stage = self.stage
             if stage == ENTER:
@@ -244,7 +252,7 @@ class State(Observation):
                 if "phase_start" in triggers:  # the triggers first, then 'enter'
                     if ph.enter is not None:
                         self.frames.append([ph.enter, 0, {}])
-                    emit_now(self, "phase_start", {"phase": self.phase})
+                    emit_now(self, "phase_start", {"phase": self.phase}, runs_next=True)
                 else:
                     self._push(ph.enter, {})
             elif stage == AFTER:
@@ -262,7 +270,7 @@ class State(Observation):
                 if "phase_end" in triggers:  # the triggers first, then 'exit'
                     if ph.exit is not None:
                         self.frames.append([ph.exit, 0, {}])
-                    emit_now(self, "phase_end", {"phase": self.phase})
+                    emit_now(self, "phase_end", {"phase": self.phase}, runs_next=True)
                 else:
                     self._push(ph.exit, {})
             elif stage == "next":
@@ -445,11 +453,11 @@ class State(Observation):
         if chosen.name == CHOICE:
             self.pending = None
             value = resolve_hidden(self, chosen.params[0][1], pend.get("param", ""))
-            self.frames[-1][2][pend["target"]] = value
+            (self.frame_env(-1) if self._fshared else self.frames[-1][2])[pend["target"]] = value
             return
         if chosen.name == NO_RESPONSE:
             self.pending = None
-            self.frames[-1][2]["idx"] += 1  # the next player in the window is asked
+            (self.frame_env(-1) if self._fshared else self.frames[-1][2])["idx"] += 1  # the window asks the next
             return
         env = dict(chosen.params)
         if act.card_slots:
@@ -547,24 +555,28 @@ class State(Observation):
 
     # ------------------------------------------------------------------ copies and JSON
     def clone(self) -> "State":
-        st = State.__new__(State)
+        """An independent copy: applying actions to one never changes the other.  The two share
+        their log, history, zones, variables and frames until one changes them (see
+        copy_on_write.py); the rest is copied here."""
+        st = _SharedState.__new__(_SharedState)
         st.game, st.prog, st.n, st.seed, st.opts = self.game, self.prog, self.n, self.seed, self.opts
-        st.vars = [list(v) if isinstance(v, list) else v for v in self.vars]
-        st.zones = [list(z) for z in self.zones]
-        st.where = list(self.where)
-        st.plays = {k: [[p, list(cs)] for p, cs in v] for k, v in self.plays.items()}
+        log, history = _LOG.__get__(self), _HISTORY.__get__(self)  # (the slots: self may be a clone too)
+        _LOG.__set__(st, log)
+        _HISTORY.__set__(st, history)
+        self.share_with(st, log, history)
+        st.where = self.where[:]
+        plays = self.plays
+        st.plays = {k: [[p, list(cs)] for p, cs in v] for k, v in plays.items()} if plays else {}
         st.active, st.phase, st.stage, st.rng = self.active, self.phase, self.stage, self.rng
         st.terminal = self.terminal
         st.winners_ = list(self.winners_) if self.winners_ is not None else None
-        st.revealed = list(self.revealed)
-        st.shown = list(self.shown)
-        st.log = list(self.log)  # entries are never mutated once written
-        st.history = list(self.history)
-        st.stack = list(self.stack)
-        st.entries = [[e[0], e[1], e[2], e[3], list(e[4]), e[5], e[6], _deep(e[7])] for e in self.entries]
+        st.revealed = self.revealed[:]
+        st.shown = self.shown[:]
+        st.stack = self.stack[:]
+        entries = self.entries
+        st.entries = [[e[0], e[1], e[2], e[3], list(e[4]), e[5], e[6], _deep(e[7])] for e in entries] if entries else []
         st.next_entry, st.turn_active = self.next_entry, self.turn_active
-        st.frames = [[f[0], f[1], _deep(f[2])] for f in self.frames] if self.frames else []
-        st.pending = _deep(self.pending) if self.pending is not None else None
+        st.pending = self.pending  # never changed in place: a new decision is a new dict
         st._legal = self._legal
         st._legal_map = self._legal_map
         st._memo = None
@@ -575,7 +587,7 @@ class State(Observation):
         return state_to_dict(self)
 
     def to_json(self) -> str:
-        return json.dumps(state_to_dict(self), separators=(",", ":"), sort_keys=True)
+        return state_json(state_to_dict(self))
 
     @classmethod
     def from_json(cls, text: Union[str, dict], game=None) -> "State":
@@ -598,7 +610,7 @@ class State(Observation):
             d = _copy_of_state_dict(d)
         st = cls.__new__(cls)
         st.game, st.prog = game, game.prog
-        st.n, st.seed, st.opts = d["players"], d["seed"], Options(d["options"])
+        st.n, st.seed, st.opts = d["players"], d["seed"], options_for(game.prog, d["options"])
         st.phase, st.stage, st.active, st.rng = d["phase"], d["stage"], d["active"], d["rng"]
         st.vars = d["vars"]
         st.zones = zones = d["zones"]
@@ -614,6 +626,7 @@ class State(Observation):
         st.next_entry, st.turn_active = d["next_entry"], d["turn_active"]
         st.frames = d["frames"]
         st.pending = d["pending"]
+        st._log_n = st._history_n = st._own = st._fshared = None
         st._legal = st._legal_map = None
         st._memo = None
         st.cov = None
@@ -621,6 +634,10 @@ class State(Observation):
 
     def __repr__(self) -> str:
         return f"<State {self.game.model.name} phase={self.phase} active={player_name(self.active)} terminal={self.terminal}>"
+
+
+_LOG, _HISTORY = State.__dict__["log"], State.__dict__["history"]
+_SharedState = shared_lists_class(State)  # a clone, until it reads its log or history
 
 
 def _copy_of_state_dict(d: dict) -> dict:
@@ -633,15 +650,6 @@ def _copy_of_state_dict(d: dict) -> dict:
             "history": list(d["history"]), "log": list(d["log"]), "stack": list(d["stack"]),
             "entries": [_deep(e) for e in d["entries"]], "frames": [[f[0], f[1], _deep(f[2])] for f in d["frames"]],
             "pending": _deep(d["pending"])}
-
-
-def _deep(v):
-    """A copy of plain data (lists and dicts copied all the way down)."""
-    if isinstance(v, list):
-        return [_deep(x) for x in v]
-    if isinstance(v, dict):
-        return {k: _deep(x) for k, x in v.items()}
-    return v
 
 
 def _zero(type_name: str):

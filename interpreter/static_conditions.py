@@ -114,3 +114,21 @@ class Options(dict):
     def __setitem__(self, key, value):  # a changed option invalidates what it decided
         self.live = {}
         super().__setitem__(key, value)
+
+
+def options_for(prog, options: dict) -> Options:
+    """A game's Options, whose ``live`` memo is shared by every game of these rules with the same
+    options (what it decides depends on nothing else): a new game does not work it out again."""
+    opts = Options(options)
+    try:
+        key = tuple(sorted(opts.items()))
+        hash(key)
+    except TypeError:  # (an option value that cannot be a key: this game keeps its own)
+        return opts
+    shared = prog.cache.setdefault("live", {})
+    live = shared.get(key)
+    if live is None:
+        shared[key] = opts.live
+    else:
+        opts.live = live
+    return opts

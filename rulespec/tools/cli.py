@@ -1,4 +1,4 @@
-"""The command line: rulespec check | graph | play | test | bench | stats | fuzz | replay | lsp.
+"""The command line: rulespec check | compile | graph | play | test | bench | stats | fuzz | replay | lsp.
 
 Exit codes: 0 success (warnings allowed), 1 errors in the input or a failed
 run, 2 bad usage.  Bad input never produces a Python traceback.
@@ -68,9 +68,7 @@ def cmd_check(args) -> int:
                 _print_json_lines(d.to_dict() for d in e.diagnostics)
                 status = 1
                 continue
-            print(e.render(), file=sys.stderr)
-            n = sum(1 for d in e.diagnostics if d.severity == "error")
-            print(f"{path}: {n} error{'s' if n != 1 else ''}", file=sys.stderr)
+            _report_rules_error(path, e)
             status = 1
             continue
         if as_json:
@@ -83,6 +81,13 @@ def cmd_check(args) -> int:
         print(f"{path}: ok ({summary['name']}: {summary['phases']} phases, {summary['actions']} actions, "
               f"{summary['cards']} cards{extra})")
     return status
+
+
+def _report_rules_error(path, e: RulesError) -> None:
+    """A file's errors as `rulespec check` prints them: each diagnostic, then how many errors."""
+    print(e.render(), file=sys.stderr)
+    n = sum(1 for d in e.diagnostics if d.severity == "error")
+    print(f"{path}: {n} error{'s' if n != 1 else ''}", file=sys.stderr)
 
 
 def _print_json_lines(records) -> None:
@@ -152,6 +157,25 @@ def _write_atomic(path: str, text: str) -> None:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+# ---------------------------------------------------------------------- compile
+def cmd_compile(args) -> int:
+    """The generated Python module of a rules file's compiled form (interpreter/compiled/module_text.py)."""
+    from interpreter import load
+    try:
+        game = load(args.file, engine="compiled")
+    except RulesError as e:
+        _report_rules_error(args.file, e)
+        return 1
+    text = game.prog.module_source()
+    if args.output:
+        write_output(args.output, text)
+        from interpreter.compiled.module_text import functions_of
+        print(f"wrote {args.output} ({len(functions_of(text))} functions of {args.file})")
+    else:
+        sys.stdout.write(text)
+    return 0
 
 
 # ---------------------------------------------------------------------- graph
@@ -455,6 +479,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="change nothing; exit 1 and name the files that would change")
     p.add_argument("--diff", action="store_true", help="change nothing; print what would change as a unified diff")
     p.set_defaults(func=cmd_fmt)
+
+    p = sub.add_parser("compile", help="write the Python module a rules file compiles to (what the compiled "
+                                        "engine runs; for reading)",
+                       description="Write the Python module the compiled engine generates from a rules file: "
+                                   "a header naming the file (path, sha256) and the engine, the names bound "
+                                   "when the game loads, then every generated function with the rules line "
+                                   "it was written for.  The engine runs these very functions (compiled once "
+                                   "and kept in the code cache); the text is for reading and debugging.")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("-o", "--output", metavar="OUT.py", help="write to OUT.py instead of standard output")
+    p.set_defaults(func=cmd_compile)
 
     p = sub.add_parser("graph", help="print the phase graph")
     p.add_argument("file", metavar="FILE")

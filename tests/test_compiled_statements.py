@@ -121,3 +121,22 @@ def test_deep_nesting_and_long_elif_chains_play_alike(body):
     got = [load_text(_nested(body), "nested.rules", engine=e).new_state(players=2, seed=0).to_json()
            for e in ("compiled", "interpreted")]
     assert got[0] == got[1]
+
+
+def test_a_state_stopped_mid_block_moves_between_engines():
+    """The compiled blocks have the reference's steps: a frame saved by one engine resumes on the other."""
+    from interpreter.state import State
+    games = {e: load(LAB, engine=e) for e in ("compiled", "interpreted")}
+    for src, dst in (("compiled", "interpreted"), ("interpreted", "compiled")):
+        st = games[src].new_state(players=3, seed=5)
+        st.apply("pick")  # stops at the choice inside the effect
+        assert st.frames and st.in_choice()
+        moved, stayed = State.from_json(st.to_json(), games[dst]), st
+        for _ in range(6):
+            if stayed.is_terminal():
+                break
+            a = stayed.legal_action_strings()[-1]
+            assert moved.legal_action_strings() == stayed.legal_action_strings()
+            moved.apply(a)
+            stayed.apply(a)
+        assert moved.to_json() == stayed.to_json()

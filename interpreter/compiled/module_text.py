@@ -16,6 +16,8 @@ import hashlib
 import re
 
 from ..expression_runtime import _HELPERS
+from .phases import RUNTIME as _PHASE_HELPERS
+from .statements import RUNTIME as _STATEMENT_HELPERS
 
 _DEF = re.compile(r"^def (\w+)\(", re.M)
 _NUMBER = re.compile(r"\d+$")
@@ -47,7 +49,7 @@ def module_text(prog) -> str:
     names = functions_of(body)
     recipe_of = dict(recipes)
     bound = bound_names(prog)
-    helpers = [n for n in bound if n in _HELPERS or n == "_PY_ERRORS"]
+    helpers = [n for n in bound if n in _HELPERS or n in _STATEMENT_HELPERS or n in _PHASE_HELPERS or n == "_PY_ERRORS"]
     # in the order they were made (a replayed build binds them in another order)
     values = sorted((n for n in bound if n not in helpers), key=_made_order)
     out = [
@@ -64,15 +66,17 @@ def module_text(prog) -> str:
         "(the code objects compiled from this very text); the text is for reading.",
         '"""',
     ]
-    out += ["", "# ---- the engine's helpers (interpreter/expression_runtime.py)"]
+    out += ["", "# ---- the engine's helpers (interpreter/expression_runtime.py, compiled/statements.py, compiled/phases.py)"]
     out += [f"{n} = None" for n in helpers]
     out += ["", "# ---- values bound when the game is built, each from its recipe"]
-    out += [f"{n} = None  # {_describe(recipe_of.get(n))}" for n in values]
+    out += [f"{n} = None  # {_describe(recipe_of.get(n), ns.get(n))}" for n in values]
     out += ["", "# ---- the functions, in the order the compiler made them", "", body]
     return "\n".join(out)
 
 
-def _describe(recipe) -> str:
+def _describe(recipe, value=None) -> str:
+    if getattr(value, "described", None):  # a value that says what it is (statements.py's Fallbacks)
+        return value.described
     if recipe is None:
         return "made by the build"
     if recipe == ("explain",):

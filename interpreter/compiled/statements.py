@@ -75,6 +75,7 @@ class Fallbacks:
     them [(kind, node, make)] in the same order every build; it runs when the code is generated
     or a fallback is first needed, and each fallback is compiled (make()) when first needed."""
     __slots__ = ("walk", "plan", "made")
+    described = "the fallbacks of the function that names it (statements.py), each made when first needed"
 
     def __init__(self, walk: Callable):
         self.walk = walk

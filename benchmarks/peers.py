@@ -1,9 +1,11 @@
 """Microseconds per decision of every shipped game next to hand-written engines, in one run.
 
-    python benchmarks/peers.py [--seconds S] [--games-dir games]
+    python benchmarks/peers.py [--seconds S] [--games-dir games] [--engines compiled,interpreted] [--only GAME,...]
 
 Random players through each engine's public API:
-- rulespec: ``rulespec.load``, ``new_state``, ``legal_actions``, ``apply``;
+- rulespec: ``rulespec.load``, ``new_state``, ``sample_action`` (the action
+  ``legal_actions()[rng.randrange(count)]`` would pick, without listing every action: Hold'em's
+  'raise to x' stays one range), ``apply``;
 - RLCard's Python Dou Dizhu (``rlcard.games.doudizhu.game.DoudizhuGame``: ``init_game``, ``step``
   with a random legal action);
 - OpenSpiel's C++ Dou Dizhu through ``pyspiel`` (``new_initial_state``, chance outcomes sampled,
@@ -25,8 +27,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-# The shipped games and the player count each is measured at.
-GAMES = [("chuhan.rules", 2), ("charuma.rules", 4), ("crazy_eights.rules", 4), ("sanguosha.rules", 6)]
+# The shipped games, the player count each is measured at, and the options (Gin Rummy and Uno:
+# one hand, as `rulespec fuzz` plays them; a whole match is thousands of decisions of the same kind).
+GAMES = [("chuhan.rules", 2, {}), ("charuma.rules", 4, {}), ("crazy_eights.rules", 4, {}), ("sanguosha.rules", 6, {}),
+         ("blackjack.rules", 4, {}), ("cribbage.rules", 2, {}), ("durak.rules", 4, {}), ("euchre.rules", 4, {}),
+         ("gin_rummy.rules", 2, {"target": 1}), ("hearts.rules", 4, {}), ("holdem.rules", 6, {}),
+         ("president.rules", 4, {}), ("scopa.rules", 2, {}), ("skat.rules", 3, {}), ("spades.rules", 4, {}),
+         ("uno.rules", 4, {"target": 1})]
+ENGINES = ("compiled", "interpreted")
 
 
 class Timer:
@@ -58,17 +66,16 @@ def time_games(play_one, seconds: float) -> tuple[float, int, int]:
     return timer.result()
 
 
-def rulespec_player(path: str, players: int):
+def rulespec_player(path: str, players: int, options: dict = None, engine: str = "compiled"):
     import rulespec
-    game = rulespec.load(path)
+    game = rulespec.load(path, engine=engine)
 
     def play_one(seed: int) -> int:
-        st = game.new_state(players=players, seed=seed)
+        st = game.new_state(players=players, seed=seed, options=options)
         rng = random.Random(seed)
         n = 0
         while not st.is_terminal():
-            legal = st.legal_actions()
-            st.apply(legal[rng.randrange(len(legal))])
+            st.apply(st.sample_action(rng))  # legal_actions()[rng.randrange(count)], without listing them all
             n += 1
         return n
     return play_one
@@ -115,9 +122,17 @@ def main(argv=None) -> int:
     ap.add_argument("--seconds", type=float, default=10.0, help="time each engine plays games for (default 10)")
     ap.add_argument("--rounds", type=int, default=5, help="turns each engine's time is split into (default 5)")
     ap.add_argument("--games-dir", default=str(ROOT / "games"))
+    ap.add_argument("--engines", default=",".join(ENGINES),
+                    help="the rulespec engines to measure, comma-separated (default: compiled,interpreted)")
+    ap.add_argument("--only", default=None, metavar="GAME,...",
+                    help="measure only these games (file names without .rules, e.g. chuhan,sanguosha)")
     args = ap.parse_args(argv)
     if args.rounds < 1 or args.seconds <= 0:
         ap.error("--rounds must be at least 1 and --seconds more than 0")
+    engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    if not engines or any(e not in ENGINES for e in engines):
+        ap.error(f"--engines takes {' and/or '.join(ENGINES)}")
+    only = {g.strip() for g in args.only.split(",")} if args.only else None
     timers = {}
     for name, make in (("RLCard Dou Dizhu (Python)", rlcard_player), ("OpenSpiel Dou Dizhu (C++)", openspiel_player)):
         try:
@@ -125,10 +140,11 @@ def main(argv=None) -> int:
         except ImportError:
             print(f"{name}: not installed (pip install 'rulespec[peers]')", file=sys.stderr)
     peer_names = list(timers)
-    for file, players in GAMES:
+    for file, players, options in GAMES:
         path = Path(args.games_dir) / file
-        if path.exists():
-            timers[f"{file} ({players}p)"] = Timer(rulespec_player(str(path), players))
+        if path.exists() and (only is None or path.stem in only):
+            for engine in engines:
+                timers[f"{file} ({players}p) {engine}"] = Timer(rulespec_player(str(path), players, options, engine))
     for _ in range(args.rounds):
         for timer in timers.values():
             timer.turn(args.seconds / args.rounds)

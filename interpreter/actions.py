@@ -7,33 +7,16 @@ share the property's value are combined.  A 15-card hand never costs 2^15.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from .abilities import active_for
+from .action_ranges import LazyActions, RangeSegment, range_actions, segment
+from .action_value import Action, new_action as _new_action  # (Action is imported from here too)
 from .card_index import OwnedIndex
 from .cardsets import TooManyChoices, _limit, card_choices, nothing_to_choose
 from .choices import card_text, has_marker, param_values, value_text
 from .compiler import CAction, CParam, Program, player_name
 from .errors import RuleRuntimeError
 
-
-class Action(NamedTuple):
-    """One legal action: its name, its filled-in parameters and its readable, unique text.
-    (An immutable named tuple: cheap to make, since a decision lists many of them.)"""
-    name: str
-    params: tuple  # ((param name, value), ...)
-    text: str
-
-    def __str__(self) -> str:
-        return self.text
-
-
-_tuple_new = tuple.__new__
 _YES_NO = (True, False)
-
-
-def _new_action(name: str, params: tuple, text: str) -> Action:
-    return _tuple_new(Action, (name, params, text))
 
 
 def _param_values(prog: Program, p: CParam, st, env, who: int):
@@ -96,10 +79,19 @@ def candidates(prog: Program, act: CAction, st, actor: int, base: dict = None) -
     try:
         return _candidates(prog, params, st, _limit(st), actor, base or {})
     except TooManyChoices:
-        raise RuleRuntimeError(
-            f"action '{act.name}' has more than {_limit(st):,} ways to fill its choices at this decision "
-            f"(bound them in the rules: a 'size' for a cards choice, a smaller range; or raise the limit "
-            f"with --max-choices)", prog.path, act.decl.span) from None
+        raise _too_many_ways(prog, act, st) from None
+
+
+def _too_many_ways(prog: Program, act: CAction, st) -> RuleRuntimeError:
+    return RuleRuntimeError(
+        f"action '{act.name}' has more than {_limit(st):,} ways to fill its choices at this decision "
+        f"(bound them in the rules: a 'size' for a cards choice, a smaller range; or raise the limit "
+        f"with --max-choices)", prog.path, act.decl.span)
+
+
+def _too_many_actions(prog: Program, act: CAction, limit: int) -> RuleRuntimeError:
+    return RuleRuntimeError(f"more than {limit:,} legal actions at this decision (action '{act.name}' "
+                            f"and those before it); raise the limit with --max-choices", prog.path, act.decl.span)
 
 
 def unfiltered_candidates(prog: Program, act: CAction, st, actor: int, base: dict = None) -> list[dict]:
@@ -229,14 +221,18 @@ def _given(prog: Program, st, names: list) -> _Given:
     return got
 
 
-def legal_actions(prog: Program, st, phase_actions: list, actor: int, phase_ready=None) -> list[Action]:
+def legal_actions(prog: Program, st, phase_actions: list, actor: int, phase_ready=None):
     """The legal actions among `phase_actions` for `actor`; phase_ready: the phase's own
-    requirements, which every one of its actions needs."""
-    out: list[Action] = []
+    requirements, which every one of its actions needs.  A list of Actions, or a LazyActions
+    when an int choice over a range is kept whole (action_ranges.py)."""
+    out: list = []
     seen: dict[str, int] = {}
     limit = _limit(st)
     if phase_ready is not None and not phase_ready(st, {}):
         return out
+    ranges = None  # the actions listed as ranges here: worked out when one that may be is met
+    extra = 0      # how many more actions than entries `out` holds (a range is one entry)
+    lazy = False
     given = _given(prog, st, phase_actions)
     cards = given.cards(st, actor) if given.index is not None else None
     for pos, name in enumerate(phase_actions):
@@ -244,20 +240,38 @@ def legal_actions(prog: Program, st, phase_actions: list, actor: int, phase_read
         if act.ability is not None:
             if pos in given.indexed:
                 for c in cards.get(pos, ()):
-                    _list_one(prog, st, act, actor, {"owner": actor, "self": c}, out, seen, limit)
+                    _list_one(prog, st, act, actor, {"owner": actor, "self": c}, out, seen, limit, extra)
                 continue
             for base in ability_bases(st, act, actor):
-                _list_one(prog, st, act, actor, base, out, seen, limit)
+                _list_one(prog, st, act, actor, base, out, seen, limit, extra)
             continue
         if act.params and nothing_to_choose(prog, act.params[0], st, {}, actor):
             continue  # (sure without reading its requirements: none of its cards is at hand)
         if act.ready is not None and not act.ready(st, {}):  # checked before any choice is enumerated
             continue
-        _list_one(prog, st, act, actor, None, out, seen, limit)
-    return out
+        if act.int_range is not None:
+            if ranges is None:
+                ranges = range_actions(prog, phase_actions)
+            if name in ranges:
+                seg = segment(act, st, act.params[0].name)
+                if seg is not False:
+                    if seg is not None:
+                        k = len(seg) if type(seg) is RangeSegment else 1
+                        if k > limit:
+                            raise _too_many_ways(prog, act, st)
+                        if len(out) + extra + k > limit:
+                            raise _too_many_actions(prog, act, limit)
+                        out.append(seg)
+                        extra += k - 1
+                        lazy = lazy or k > 1
+                    continue
+        _list_one(prog, st, act, actor, None, out, seen, limit, extra)
+    return LazyActions(out, len(out) + extra) if lazy else out
 
 
-def _list_one(prog: Program, st, act: CAction, actor: int, base, out: list, seen: dict, limit: int) -> None:
+def _list_one(prog: Program, st, act: CAction, actor: int, base, out: list, seen: dict, limit: int,
+              extra: int = 0) -> None:
+    """List one action's fillings into `out` (which holds `extra` actions more than its entries)."""
     name = act.name
     if base is not None:
         if act.params and nothing_to_choose(prog, act.params[0], st, base, actor):
@@ -270,6 +284,7 @@ def _list_one(prog: Program, st, act: CAction, actor: int, base, out: list, seen
     single = len(pnames) == 1 and template is None and base is None
     if single:
         fmt, prefix = plan.formatters[0], name + " "
+    room = limit - extra
     for env in candidates(prog, act, st, actor, base):
         if holds is None or holds(st, env):
             if single:
@@ -281,10 +296,8 @@ def _list_one(prog: Program, st, act: CAction, actor: int, base, out: list, seen
                 params = tuple([(n, env[n]) for n in pnames])
                 if base is not None:
                     params += (("owner", actor), ("self", base["self"]))
-            if len(out) >= limit:
-                raise RuleRuntimeError(f"more than {limit:,} legal actions at this decision (action '{name}' "
-                                       f"and those before it); raise the limit with --max-choices",
-                                       prog.path, act.decl.span)
+            if len(out) >= room:
+                raise _too_many_actions(prog, act, limit)
             if text in seen:  # the rules' text template does not tell two choices apart
                 seen[text] += 1
                 text = f"{text} #{seen[text]}"

@@ -173,6 +173,11 @@ class BlockCompiler:
                 for inner in b.stmts:
                     self._note_plain(inner, asm, surely=False)
 
+    def statement(self, s) -> Callable:
+        """The plain part of a step that stops (the push of 'stack now', a move while 'moved'
+        is listened to) as f(st, env) (the compiled engine writes it as code)."""
+        return self.prog.stmt(s)
+
     def can_suspend(self, s) -> bool:
         got = self._suspends.get(s)
         if got is None:
@@ -287,7 +292,7 @@ class BlockCompiler:
             asm.bind(target, T.record_type(name))
 
     def _x_StackStmt(self, s: A.StackStmt, asm: _Asm) -> None:
-        push = self.prog.stmt(s)  # the entry goes on the stack as with 'stack'
+        push = self.statement(s)  # the entry goes on the stack as with 'stack'
 
         def resolve_now(st, env):
             push(st, env)
@@ -297,7 +302,7 @@ class BlockCompiler:
 
     def _moving(self, s, asm: _Asm) -> None:
         """A move, deal or play when triggers listen to 'moved': one event per zone the cards left."""
-        do = self.prog.stmt(s)
+        do = self.statement(s)
         cause = self.prog.expr(s.cause) if s.cause is not None else None
         default = {"Move": "move", "Deal": "deal", "Play": "play"}[type(s).__name__]
         by = self.prog.expr(s.by) if isinstance(s, A.Play) and s.by is not None else None
@@ -346,9 +351,11 @@ def trigger_epilogue(params: list, body: Optional[A.Block]) -> Optional[Callable
     names = sorted(written)
 
     def write_back(st, env):
-        rec = st.frames[env["$rf"]][2]["rec"]
+        rf = env["$rf"]
+        rec = (st.frame_env(rf) if st._fshared else st.frames[rf][2])["rec"]
         for n in names:
             rec[n] = env[n]
+    write_back.names = tuple(names)  # (the compiled engine writes the same lines inline)
     return write_back
 
 

@@ -77,13 +77,9 @@ def _sizes(prog, p: CParam, st, env) -> list:
     return v if isinstance(v, list) else [v]
 
 
-def card_choices(prog, p: CParam, st, env, who=None, name: str = None, prefilter: bool = True) -> list:
-    """Every distinct choice for a card / cards parameter: alike cards (same name and
-    properties, same zone) are interchangeable, so each combination of kinds appears once.
-    Cards `who` cannot see are alike too: a hidden zone is one class of face-down markers
-    (choices.py).  With `name`, only cards of that name (visible ones) are offered."""
-    if who is None:
-        who = st.active
+def card_classes(prog, p: CParam, st, env, who, name: str = None, prefilter: bool = True) -> tuple:
+    """The classes of alike cards choice p may pick from, as card_choices groups them: (a dict
+    class key -> its cards, in the order met; how many cards in all).  `who` sees the cards."""
     by_class: dict = {}
     total = 0
     kind, n_slots = prog.card_kind, len(prog.slots)
@@ -124,6 +120,17 @@ def card_choices(prog, p: CParam, st, env, who=None, name: str = None, prefilter
                                   by_class, seen_zone)  # a list of cards, each in its own zone
     else:
         total += _group_pairs(prog, st, p.domain(st, env), who, name, printed, by_class, seen_zone)
+    return by_class, total
+
+
+def card_choices(prog, p: CParam, st, env, who=None, name: str = None, prefilter: bool = True) -> list:
+    """Every distinct choice for a card / cards parameter: alike cards (same name and
+    properties, same zone) are interchangeable, so each combination of kinds appears once.
+    Cards `who` cannot see are alike too: a hidden zone is one class of face-down markers
+    (choices.py).  With `name`, only cards of that name (visible ones) are offered."""
+    if who is None:
+        who = st.active
+    by_class, total = card_classes(prog, p, st, env, who, name, prefilter)
     if p.kind in ("card", "use"):
         return [cards[0] for cards in by_class.values()]
     classes = list(by_class.items())

@@ -21,6 +21,7 @@ from rulespec.lang import types as T
 from rulespec.lang.model import Model
 
 from .abilities import CAbility
+from .action_ranges import range_ends, text_ends
 from .errors import GameOver, RuleRuntimeError
 from .expressions import ExpressionCompiler
 from .names import player_name
@@ -33,7 +34,13 @@ _SELF = frozenset(["self"])  # in a card's group condition, the card is fixed fo
 
 
 class Program:
-    """A compiled game: tables of cards and zones plus closures for every rule."""
+    """A compiled game: tables of cards and zones plus closures for every rule.  This is the
+    reference engine ("interpreted"); interpreter/compiled/ holds the game compiler, a subclass
+    that writes more of the game as generated Python and is checked against this one."""
+
+    engine = "interpreted"
+    lister = None  # the compiled engine's legal-action lister (state.py calls it instead of actions.py)
+    phase_code = None  # the compiled engine's phase name -> one turn of State._advance in it
 
     def __init__(self, model: Model, fused: bool = True):
         """fused=False compiles only the checked version of every expression (slower; a
@@ -79,12 +86,11 @@ class Program:
         self.var_index = {name: i for i, name in enumerate(model.vars)}
         # ---- compile (replaying the expressions of an earlier build of this model: code_cache.py)
         from . import code_cache
-        self.exprs = ExpressionCompiler(self, fast=fused, cached=code_cache.load(model, fused))
+        self.exprs = ExpressionCompiler(self, fast=fused, cached=code_cache.load(model, fused, self.engine))
         self.blocks: list = []  # every compiled block (blocks.py); the engine's own come first
-        from .blocks import BlockCompiler
         from .machine import install_engine_blocks
         install_engine_blocks(self)
-        self.block_compiler = BlockCompiler(self)
+        self.block_compiler = self._block_compiler()
         self.rules: dict = {}  # rule values, compiled lazily on first call (modifies may call defs)
         self.var_defaults = [(v, self.expr(v.default) if v.default is not None else None)
                              for v in model.vars.values()]
@@ -130,7 +136,17 @@ class Program:
         self.invariants = [(inv, self.expr(inv.expr)) for inv in model.invariants]
         # the rules' 'limit N decisions [winners W]': (N, W compiled or None); State.apply keeps it
         self.limit = (model.limit.count, self.winners(model.limit.winners)) if model.limit is not None else None
-        code_cache.store(model, fused, self.exprs.finish())
+        self._before_finish()
+        code_cache.store(model, fused, self.exprs.finish(), self.engine)
+
+    def _block_compiler(self):
+        """What compiles statements into blocks (the compiled engine writes runs of them as code)."""
+        from .blocks import BlockCompiler
+        return BlockCompiler(self)
+
+    def _before_finish(self) -> None:
+        """The last moment every part of the game is compiled and the session still records (the
+        compiled engine writes its listers here)."""
 
     # ------------------------------------------------------------------ helpers
     def card_label(self, st, c: int) -> str:
@@ -141,6 +157,18 @@ class Program:
         if labels[c] is None:  # a label is about the card, not the moment: computed once
             labels[c] = str(self._label(st, c))
         return labels[c]
+
+    def card_labels(self, st, cards) -> list:
+        """card_label of each of `cards` (an observation shows whole zones)."""
+        if self._label is None:
+            names = self.card_names
+            return [names[c] for c in cards]
+        labels = self._labels
+        out = list(map(labels.__getitem__, cards))
+        if None in out:  # some not made yet
+            label = self.card_label
+            out = [x if x is not None else label(st, c) for x, c in zip(out, cards)]
+        return out
 
     def ability(self, decl) -> Optional[CAbility]:
         """The compiled 'while in' group of a declaration a card carries, or None."""
@@ -268,12 +296,13 @@ class Program:
             idx = self.expr(tgt.index)
             if op == "=":
                 def set_pvar(st, env):
-                    st.vars[i][idx(st, env)] = v(st, env)
+                    value = v(st, env)
+                    (st.vars[i] if st._own is None else st.edit_var(i))[idx(st, env)] = value
                 return set_pvar
             sign = 1 if op == "+=" else -1
 
             def add_pvar(st, env):
-                row, p = st.vars[i], idx(st, env)
+                row, p = st.vars[i] if st._own is None else st.edit_var(i), idx(st, env)
                 row[p] = row[p] + sign * v(st, env)
             return add_pvar
         n = tgt.name
@@ -359,7 +388,7 @@ class Program:
         z = self.expr(s.zone)
 
         def shuffle(st, env):
-            Rng.shuffle(st, st.zones[z(st, env)])
+            Rng.shuffle(st, st.edit_zone(z(st, env)))
         return shuffle
 
     def _s_Play(self, s):
@@ -493,7 +522,8 @@ class Program:
 
     def _s_Prevent(self, s):
         def prevent(st, env):
-            st.frames[env["$rf"]][2]["rec"]["prevented"] = True
+            rf = env["$rf"]
+            (st.frame_env(rf) if st._fshared else st.frames[rf][2])["rec"]["prevented"] = True
         return prevent
 
     def _s_Look(self, s):
@@ -654,10 +684,17 @@ class Program:
         pre = [(self.expr(r.cond), r.message, r) for r in a.requires if not _mentions(r.cond, names)]
         post = [(self.expr(r.cond), r.message, r) for r in a.requires if _mentions(r.cond, names)]
         text = self.template(a.text) if a.text is not None else None
-        return CAction(a.name, a, params, post, pre, text,
-                       self.block_compiler.compile(a.effect, f"the effect of action '{a.name}'"),
-                       self._all_of([r for _, _, r in post]), self._all_of([r for _, _, r in pre]),
-                       frozenset(r.name for r in a.respond_to), self.ability(a))
+        act = CAction(a.name, a, params, post, pre, text,
+                      self.block_compiler.compile(a.effect, f"the effect of action '{a.name}'"),
+                      self._all_of([r for _, _, r in post]), self._all_of([r for _, _, r in pre]),
+                      frozenset(r.name for r in a.respond_to), self.ability(a))
+        act.text_ends = text_ends(self.model, a)
+        ends = range_ends(self.model, a)
+        if ends is not None and not post and act.ability is None:
+            lo, hi = a.params[0].domain.lo, a.params[0].domain.hi
+            if not (self.exprs.draws(lo) or self.exprs.draws(hi)):  # read once each, as the domain reads them
+                act.int_range = (self.expr(lo), self.expr(hi)) + ends
+        return act
 
     def _all_of(self, requires: list) -> Optional[Callable]:
         """One function that is true when every requirement holds (in order, stopping at the first

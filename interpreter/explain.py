@@ -56,7 +56,7 @@ def explain_illegal(st, text: str) -> str:
                 msg, r = pre
                 why = msg or f"it needs 'require {_source(st, r.cond.span)}'"
                 return f"'{text}' is illegal for {who} now: {why} ({prog.path}:{r.span.line})"
-            for env in candidates(prog, act, st, st.active, base):
+            for env in candidates(prog, act, st, st.active, base) if act.requires else ():  # (else none can fail)
                 written = action_text(prog, act, st, env)
                 if written == text or (" + " in text and same_cards(written.split(" + "), text.split(" + "))):
                     failed = failing_requirement(act, st, env)
@@ -64,7 +64,7 @@ def explain_illegal(st, text: str) -> str:
                         msg, r = failed
                         why = msg or f"it breaks the rule 'require {_source(st, r.cond.span)}'"
                         return f"'{text}' is illegal for {who}: {why} ({prog.path}:{r.span.line})"
-            failed_where = _failing_where(st, act, text, base)
+            failed_where = _failing_where(st, act, text, base) if any(p.cond is not None for p in act.params) else None
             if failed_where is not None:
                 return _not_legal(st, text, who, where, failed_where)
     return _not_legal(st, text, who, where)
@@ -93,8 +93,8 @@ def _shown(st, p, v) -> str:
 
 
 def _not_legal(st, text: str, who: str, where: str, why: str = "") -> str:
-    legal = st.legal_action_strings()
-    shown = ", ".join(f"'{a}'" for a in legal[:8]) + (", ..." if len(legal) > 8 else "")
+    n = st.count_actions()  # (the first few only: a range's actions are not all made)
+    shown = ", ".join(f"'{st.action_at(i).text}'" for i in range(min(n, 8))) + (", ..." if n > 8 else "")
     return f"'{text}' is not a legal action for {who} {where}{': ' + why if why else ''}; legal now: {shown}"
 
 

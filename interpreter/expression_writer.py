@@ -50,6 +50,8 @@ class _Session:
         self.ns["__builtins__"] = builtins.__dict__
         self.counter = [0]
         self.codes: list = []    # (function name, code object), in the order they were made
+        self.sources: list = []  # the source of each, in the same order (with a comment naming its rules
+        #                          line): the game's module as text (interpreter/compiled/module_text.py)
         self.binds: list = []    # (name, recipe): how to make every other value the code names
         self.entries: list = []  # (kind, line, col, function name, its fallback's name or None)
         self.bodies: dict = {}   # (def name, checked) -> function name
@@ -57,6 +59,7 @@ class _Session:
         self.replay: Optional[list] = None  # entries still to replay (a cached session), last first
         self.mismatch = False    # the build asked for another expression than the recorded one
         self.pending: list = []  # replaying: the recorded binds, made by finish()
+        self.explains: list = []  # names of the entries' fallbacks (their checked versions)
 
 
 class _Gen(_CallWriter):
@@ -97,6 +100,8 @@ class _Gen(_CallWriter):
                 s.cacheable = False
             elif recipe[0] != "explain":  # an entry's fallback: the replaying caller makes its own
                 s.binds.append((name, recipe))
+            else:
+                s.explains.append(name)
         return name
 
     def site(self, e) -> str:
@@ -109,10 +114,12 @@ class _Gen(_CallWriter):
     def define(self, params: str, body: str, span) -> Callable:
         name = self.fresh("_f")
         where = f"<rules {self.comp.path}:{span.line}:{span.col}>"  # names the code in profiles and tracebacks
-        exec(compile(f"def {name}({params}):\n{body}", where, "exec"), self.ns)  # noqa: S102 -- from the checked model
+        src = f"def {name}({params}):\n{body}"
+        exec(compile(src, where, "exec"), self.ns)  # noqa: S102 -- from the checked model
         f = self.ns[name]
         if self.session is not None:
             self.session.codes.append((name, f.__code__))
+            self.session.sources.append(f"# {where[1:-1]}\n{src}")
         return f
 
     def type_of(self, e) -> T.Type:

@@ -28,8 +28,9 @@ nest deeply enough to break Python's parser.
 While a Program is built, every function goes into one namespace (a ``_Session``): the names it
 binds (``_k1``, a table, a def's memo, the node an error is reported at) are unique across the
 whole game, and each is recorded with a *recipe* that says how to make its value again
-(``("props", "rank")``, ``("site", line, col, ...)``).  The session's code objects, recipes and
-the order in which the compiler asked for each expression are then kept on disk
+(``("props", "rank")``, ``("site", line, col, ...)``).  The session's code objects (with their
+source: the game's module as text, interpreter/compiled/module_text.py), recipes and the order
+in which the compiler asked for each expression are then kept on disk
 (code_cache.py); a later process that builds the same model with the same engine *replays*
 them: it makes the functions from the stored code objects and the recipes, in the same order,
 without generating or compiling any Python (a check of each expression's kind and place
@@ -75,6 +76,7 @@ class ExpressionCompiler:
         self.tags = {name: frozenset([name] + [t.name for t in d.tags]) for name, d in self.model.effects.items()}
         self.session: Optional[_Session] = _Session()
         self.replayed = False  # did the whole build come from a recorded session
+        self.module_parts: Optional[tuple] = None  # after finish(): (sources, namespace, recipes)
         if cached is not None:
             try:
                 self._start_replay(cached)
@@ -99,6 +101,7 @@ class ExpressionCompiler:
             self._bodies[key] = ns[fname]
         s.bodies = dict(rec["bodies"])
         s.counter[0] = rec["counter"]
+        s.sources = [rec["source"]]  # the recorded functions' text, all in one
         s.replay = list(reversed(rec["entries"]))
         s.cacheable = False  # nothing new to keep
 
@@ -137,6 +140,8 @@ class ExpressionCompiler:
         resolve = self._resolver(s.ns)
         for name, recipe in s.pending:
             s.ns[name] = resolve(recipe)
+        # what the game's module is made of, as text (interpreter/compiled/module_text.py)
+        self.module_parts = (s.sources, s.ns, s.pending + s.binds + [(x, ("explain",)) for x in s.explains])
         if s.replay is not None:
             self.replayed = not s.mismatch and not s.replay
             return None
@@ -147,7 +152,7 @@ class ExpressionCompiler:
         except ValueError:  # a constant marshal cannot write: nothing is kept
             return None
         return {"code": code, "binds": s.binds, "entries": s.entries, "pure": self.pure,
-                "bodies": list(s.bodies.items()), "counter": s.counter[0]}
+                "bodies": list(s.bodies.items()), "counter": s.counter[0], "source": "\n".join(s.sources)}
 
     def formatter(self, t: T.Type) -> Callable:
         got = self._formatters.get(t)
@@ -202,6 +207,7 @@ class ExpressionCompiler:
             if (k, line, col) == (kind, span.line, span.col):
                 if xname is not None:
                     s.ns[xname] = self._explainer(span, emit)
+                    s.explains.append(xname)
                 return s.ns[fname]
             s.replay, s.mismatch = [], True  # not the build that was recorded: generate from here on
         checked_only = not self.fast or any(self.draws(e) for e in exprs)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import operator
+import os
 from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,13 +25,35 @@ class OptionError(EngineError, ValueError):
     """A bad --option or player count."""
 
 
+ENGINES = ("compiled", "interpreted")
+
+
+def engine_named(engine: Optional[str]) -> str:
+    """The engine to run games on: the name given, else $RULESPEC_ENGINE, else "compiled" (the
+    game compiler, interpreter/compiled/); "interpreted" is the reference it is checked against."""
+    name = engine if engine is not None else (os.environ.get("RULESPEC_ENGINE") or "compiled")
+    if name not in ENGINES:
+        where = "" if engine is not None else " ($RULESPEC_ENGINE)"
+        raise OptionError(f"unknown engine {name!r}{where}: the engines are {' and '.join(ENGINES)}")
+    return name
+
+
+def _program_class(engine: str):
+    if engine == "compiled":
+        from .compiled import CompiledProgram
+        return CompiledProgram
+    return Program
+
+
 class Game:
-    def __init__(self, model: Model, path: str, fused: bool = True):
+    def __init__(self, model: Model, path: str, fused: bool = True, engine: Optional[str] = None):
+        """engine: "compiled" (the default, see engine_named) or "interpreted" (the reference)."""
         self.model = model
         self.path = path
+        self.engine = engine_named(engine)
         self.source_hash = stable_hash(model.source)
         with no_gc():  # thousands of long-lived closures: collecting meanwhile finds nothing
-            self.prog = Program(model, fused=fused)
+            self.prog = _program_class(self.engine)(model, fused=fused)
         # the most candidate choices one decision may list before the engine stops with a rules
         # error naming the action (an unbounded 'cards' choice on a big hand has millions)
         self.max_choices = DEFAULT_MAX_CHOICES
@@ -126,19 +149,21 @@ _CACHE: "OrderedDict[tuple, Game]" = OrderedDict()
 _CACHE_SIZE = 32
 
 
-def load(path: Union[str, Path]) -> Game:
+def load(path: Union[str, Path], engine: Optional[str] = None) -> Game:
     """Parse, check and compile a rules file (raises rulespec.RulesError with diagnostics).
-    Games are cached by path and content (a hash of the bytes, not the file's time stamp,
-    which does not change when a file is rewritten within the same tick)."""
+    engine: "compiled" (default) or "interpreted" (the reference), see engine_named.
+    Games are cached by path, content and engine (a hash of the bytes, not the file's time
+    stamp, which does not change when a file is rewritten within the same tick)."""
     p = str(path)
+    engine = engine_named(engine)
     try:
         data = Path(p).read_bytes()
     except (OSError, ValueError):  # no such file, a directory, a NUL byte in the name: check_file says so
-        return Game(check_file(p), p)
-    key = (p, hashlib.sha256(data).hexdigest())
+        return Game(check_file(p), p, engine=engine)
+    key = (p, hashlib.sha256(data).hexdigest(), engine)
     game = _CACHE.get(key)
     if game is None:
-        game = Game(check_text(decode(data, p), p), p)  # the very bytes that were hashed
+        game = Game(check_text(decode(data, p), p), p, engine=engine)  # the very bytes that were hashed
         _CACHE[key] = game
         while len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
@@ -147,8 +172,8 @@ def load(path: Union[str, Path]) -> Game:
     return game
 
 
-def load_text(text: str, path: str = "<string>") -> Game:
-    return Game(check_text(text, path), path)
+def load_text(text: str, path: str = "<string>", engine: Optional[str] = None) -> Game:
+    return Game(check_text(text, path), path, engine=engine)
 
 
 use_rules_loader(load)  # State.from_json(text) with no game loads the rules the state names

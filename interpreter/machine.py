@@ -33,6 +33,8 @@ def run(st) -> None:
         if st.pending is not None:
             return
         f = frames[-1]
+        if st._fshared:  # shared with a clone: this state's own copy runs on (copy_on_write.py)
+            f = st.own_frame(-1)
         steps = blocks[f[0]].steps
         pc, env = f[1], f[2]
         n = len(steps)
@@ -81,7 +83,8 @@ def _emit_step(st, env):
             env["t"] = t
             if t >= 3 or rec["prevented"]:
                 if env["ret"] is not None:
-                    st.frames[env["caller"]][2][env["ret"]] = rec
+                    caller = env["caller"]
+                    (st.frame_env(caller) if st._fshared else st.frames[caller][2])[env["ret"]] = rec
                 return _DONE
             jobs = env["jobs"] = jobs_for(st, plans[t], rec)
             env["i"] = 0
@@ -279,7 +282,7 @@ def _after_response(st, env):
         return None
     wf = env["wf"]
     if st.stack and st.stack[-1] == env["top"] and len(st.stack) == env["depth"]:
-        st.frames[wf][2]["idx"] += 1  # the response stacked nothing: ask the next player
+        (st.frame_env(wf) if st._fshared else st.frames[wf][2])["idx"] += 1  # nothing stacked: the next player
     return None
 
 

@@ -8,6 +8,7 @@ text only to the players who could see every card it names once it was carried o
 """
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Optional
 
 from .compiler import player_name
@@ -59,23 +60,22 @@ class Observation:
         debugging and logs, never for a player)."""
         self._expect_seat(player, "observation")
         prog = self.prog
-        label = prog.card_label
+        labels = prog.card_labels
         shown_set = set(self.shown)
-        revealed = self.revealed
+        revealed, n, all_zones, all_plays = self.revealed, self.n, self.zones, self.plays
+        where = self.where
+        shown_in = {where[c] for c in shown_set}  # the zones holding cards shown on their own
         zones = {}
-        for zi, name, owner, visibility, plays in _zone_plan(prog):
-            if owner is not None and owner >= self.n:
-                continue
-            cards = self.zones[zi]
-            if player is None or visibility == "public" or (visibility == "owner" and owner == player) \
-                    or zi in revealed:
-                entry = {"cards": [label(self, c) for c in cards]}
-                if plays and zi in self.plays:
-                    entry["plays"] = [[player_name(p), [label(self, c) for c in cs]] for p, cs in self.plays[zi]]
+        for zi, name, seen, plays in _zones_seen_by(prog, n, player):
+            cards = all_zones[zi]
+            if seen or zi in revealed:
+                entry = {"cards": labels(self, cards)}
+                if plays and zi in all_plays:
+                    entry["plays"] = [[player_name(p), labels(self, cs)] for p, cs in all_plays[zi]]
             else:
                 entry = {"count": len(cards)}
-                if shown_set:
-                    shown = [label(self, c) for c in cards if c in shown_set]
+                if zi in shown_in:
+                    shown = labels(self, [c for c in cards if c in shown_set])
                     if shown:
                         entry["shown"] = shown
             zones[name] = entry
@@ -121,16 +121,21 @@ class Observation:
     def _vars_dict(self, viewer: Optional[int]) -> dict:
         """Variables as the viewer may know them: players as P1.., cards by name only where the
         viewer can see the card's zone (a variable must not leak a hidden card)."""
-        out = {}
+        names, as_is, rows, others, order = _vars_by_kind(self.prog)
         values = self.vars
-        for name, i, per_player, kind, depth in _var_plan(self.prog):
+        shown = []  # the values of `others`, in their order
+        showers: dict = {}  # a type's id -> how the viewer sees its values (made once per call)
+        for i, per_player, kind, depth, show in others:
             value = values[i]
             if kind is None:  # plain data, shown as it is (copied: the caller may keep it)
-                out[name] = _copy(value, depth)
+                shown.append(_copy(value, depth))
             else:
-                show = self._shower(kind, viewer)
-                out[name] = [show(v) for v in value] if per_player else show(value)
-        return out
+                if show is None:  # a type holding cards: shown as this viewer sees them
+                    show = showers.get(id(kind))  # (by id: hashing a type costs more than a shower)
+                    if show is None:
+                        show = showers[id(kind)] = self._shower(kind, viewer)
+                shown.append([show(v) for v in value] if per_player else show(value))
+        return dict(zip(names, order(as_is(values) + tuple(map(list, rows(values))) + tuple(shown))))
 
     def _shower(self, t, viewer: Optional[int]):
         """How the viewer sees a value of type t (one holding players or cards)."""
@@ -155,6 +160,33 @@ class Observation:
         log = self.log if start <= 0 else self.log[start:]
         return [line for e in log for line in [self._render(e, viewer)] if line]
 
+    def log_lines_for(self, viewers: list, start: int = 0) -> list[list[str]]:
+        """[log_lines(v, start) for v in viewers], in one pass over the log: a line that reads
+        the same to every viewer (all but moves, looks and masked decisions: see _render) is
+        rendered once."""
+        for v in viewers:
+            self._expect_seat(v, "log_lines_for")
+        if not isinstance(start, int) or isinstance(start, bool):
+            raise TypeError(f"log_lines_for() takes a log index as start (a whole number), not {start!r}")
+        log = self.log if start <= 0 else self.log[start:]
+        outs: list = [[] for _ in viewers]
+        if not viewers:
+            return outs
+        render, first, pairs = self._render, viewers[0], list(zip(viewers, outs))
+        for e in log:
+            kind = e[0]
+            if kind in _SAME_FOR_ALL or (kind == "action" and (len(e) <= 3 or e[3] is None)):
+                line = render(e, first)
+                if line:
+                    for out in outs:
+                        out.append(line)
+            else:
+                for v, out in pairs:
+                    line = render(e, v)
+                    if line:
+                        out.append(line)
+        return outs
+
     def _render(self, e: list, viewer: Optional[int]) -> str:
         prog = self.prog
         slots = prog.slots
@@ -172,6 +204,11 @@ class Observation:
         if kind == "move":
             dest, moved = e[1], e[2]
             then = e[3] if len(e) > 3 else ()  # the zones revealed when the cards moved
+            if len(moved) == 1:  # one card (most moves): the lines below, without grouping
+                c, src = moved[0]
+                what = label(self, c) if self.could_see(dest, viewer, then) or self.could_see(src, viewer, then) \
+                    else "1 card"
+                return f"   moved {what} from {slots[src].name} to {slots[dest].name}"
             by_src: dict = {}
             for c, src in moved:
                 by_src.setdefault(src, []).append(c)
@@ -205,12 +242,32 @@ class Observation:
         return ""
 
 
+# the log entries whose line _render writes the same for every viewer (an "action" too, unless
+# it names the players who may read it)
+_SAME_FOR_ALL = frozenset(["text", "announce", "phase", "reveal", "reveal_card", "stack", "resolve", "limit", "end"])
+
+
 def _zone_plan(prog) -> list:
     """(index, name, owner, visibility, records plays) for each zone: computed once per rules."""
     plan = getattr(prog, "_observation_zones", None)
     if plan is None:
         plan = prog._observation_zones = [(slot.index, slot.name, slot.owner, slot.visibility,
                                            slot.index in prog.plays_slots) for slot in prog.slots]
+    return plan
+
+
+def _zones_seen_by(prog, n: int, player: Optional[int]) -> list:
+    """(index, name, seen, records plays) for each zone of a seat in an n-player game, seen
+    telling whether `player` sees its cards whatever is revealed: computed once per rules,
+    player count and viewer."""
+    plans = getattr(prog, "_observation_seen", None)
+    if plans is None:
+        plans = prog._observation_seen = {}
+    plan = plans.get((n, player))
+    if plan is None:
+        plan = plans[(n, player)] = [
+            (zi, name, player is None or visibility == "public" or (visibility == "owner" and owner == player), plays)
+            for zi, name, owner, visibility, plays in _zone_plan(prog) if owner is None or owner < n]
     return plan
 
 
@@ -228,6 +285,52 @@ def _var_plan(prog) -> list:
             plan.append((info.name, i, info.per_player, kind, depth))
         prog._observation_vars = plan
     return plan
+
+
+def _vars_by_kind(prog) -> tuple:
+    """_var_plan grouped so that an observation copies most variables in C: (names in plan
+    order, a getter of the values shown as they are, a getter of the lists copied one level
+    (rows of a per-player variable, lists of numbers or texts), the others as (index, per
+    player, type, depth, how every viewer sees it: for a type holding players but no cards), a
+    getter putting as_is + rows + others back in plan order)."""
+    plan = getattr(prog, "_observation_vars_by_kind", None)
+    if plan is None:
+        names, as_is, rows, others, where = [], [], [], [], []
+        for name, i, per_player, kind, depth in _var_plan(prog):
+            names.append(name)
+            group = as_is if kind is None and depth == 0 else rows if kind is None and depth == 1 else others
+            where.append((group, len(group)))
+            group.append(i if group is not others else
+                         (i, per_player, kind, depth, _player_shower(kind) if kind is not None else None))
+        base = {id(as_is): 0, id(rows): len(as_is), id(others): len(as_is) + len(rows)}
+        plan = prog._observation_vars_by_kind = (names, _getter(as_is), _getter(rows), others,
+                                                 _getter([base[id(g)] + k for g, k in where]))
+    return plan
+
+
+def _show_player(v):
+    return None if v is None else player_name(v)
+
+
+def _player_shower(t):
+    """How every viewer sees a value of type t holding players (what Observation._shower makes
+    for it), or None when t holds cards (their faces depend on the viewer)."""
+    if t.name == "player":
+        return _show_player
+    if t.name == "list":
+        inner = _player_shower(t.elem)
+        return None if inner is None else (lambda v: [inner(x) for x in v])
+    return None
+
+
+def _getter(indexes: list):
+    """itemgetter(*indexes), always giving a tuple (also of one or no index)."""
+    if len(indexes) > 1:
+        return itemgetter(*indexes)
+    if indexes:
+        k = indexes[0]
+        return lambda seq: (seq[k],)
+    return lambda seq: ()
 
 
 def _copy(v, depth: int):

@@ -63,6 +63,8 @@ class CAction:
     ability: Optional[CAbility] = None   # the card that gives it (to the owner of the zone it is in)
     card_slots: tuple = ()  # (parameter, kind) of the parameters that choose cards
     plan: Optional[object] = None  # what listing it needs (actions._Plan), made when first listed
+    text_ends: tuple = ("", "")  # the fixed start and end of its every text (action_ranges.py)
+    int_range: Optional[tuple] = None  # (LO fn, HI fn, PREFIX, SUFFIX) when it may be listed as a range
 
     def __attrs_post_init__(self):
         self.card_slots = tuple((p.name, p.kind) for p in self.params if p.kind in ("card", "cards", "use"))

@@ -304,7 +304,8 @@ def _block_choice(val, frame: list, pending: dict) -> None:
             ok = True
             if v is not None:
                 _typed(val, v, (t, True, kind == "players"), f"an option of the pending choice for '{target}'")
-        val.need(ok, f"the pending choice for '{target}' offers {str(v)[:60]}, which is not a {kind} choice")
+        if not ok:  # (the message is made only then: a choice may offer hundreds of options)
+            val.fail(f"the pending choice for '{target}' offers {str(v)[:60]}, which is not a {kind} choice")
 
 
 def _engine_choice(val, env: dict, pending: dict) -> None:

@@ -19,11 +19,11 @@ is illegal), serialise.py (plain data and back).
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Optional, Union
 
 from .actions import Action, legal_actions
 from .compiler import Program, player_name
+from .copy_on_write import CopyOnWrite, deep_copy as _deep, shared_lists_class
 from .errors import ActionTypeError, GameOver, IllegalActionError, RuleRuntimeError
 from .events import emit_now
 from .frames import AFTER_RESPONSE_BLOCK, WINDOWS_BLOCK
@@ -31,7 +31,7 @@ from .machine import run
 from .observation import Observation
 from .rng import seed_state
 from .static_conditions import options_for
-from .serialise import StateFormatError, parse_state_text, state_to_dict, validate_state_dict
+from .serialise import StateFormatError, parse_state_text, state_json, state_to_dict, validate_state_dict
 from .choices import resolve_hidden
 from .windows import NO_RESPONSE, responses_for
 
@@ -53,11 +53,12 @@ def use_rules_loader(load) -> None:
     _rules_loader = load
 
 
-class State(Observation):
+class State(Observation, CopyOnWrite):
     __slots__ = ("game", "prog", "n", "seed", "opts", "vars", "zones", "where", "plays", "active",
                  "phase", "stage", "rng", "terminal", "winners_", "revealed", "shown", "log", "history",
                  "stack", "entries", "next_entry", "turn_active", "frames", "pending",
-                 "_legal", "_legal_map", "_memo", "cov")
+                 "_legal", "_legal_map", "_memo", "cov",
+                 "_log_n", "_history_n", "_own", "_fshared")  # what a clone shares (copy_on_write.py)
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -90,6 +91,7 @@ class State(Observation):
         st.cov = coverage
         st.stack, st.entries, st.next_entry, st.turn_active = [], [], 0, None
         st.frames, st.pending = [], None
+        st._log_n = st._history_n = st._own = st._fshared = None
         start = prog.zone_base.get(game.model.cards_start) if game.model.cards_start else None
         if start is not None:
             st.zones[start] = list(range(prog.card_count)) if start_order is None else list(start_order)
@@ -108,19 +110,20 @@ class State(Observation):
     def move_cards(self, cards: list, dest: int, bottom: bool) -> None:
         if not cards:
             return
-        zones, where, plays_slots = self.zones, self.where, self.prog.plays_slots
+        zones, where, plays_slots, own = self.zones, self.where, self.prog.plays_slots, self._own
         moved = []
         for c in cards:
             src = where[c]
-            zones[src].remove(c)
+            (zones[src] if own is None or src in own else self.edit_zone(src)).remove(c)
             if src in plays_slots:
                 self._unrecord_play(src, c)
             moved.append([c, src])
             where[c] = dest
+        to = zones[dest] if own is None or dest in own else self.edit_zone(dest)
         if bottom:
-            zones[dest][0:0] = list(cards)
+            to[0:0] = list(cards)
         else:
-            zones[dest].extend(cards)
+            to.extend(cards)
         # A log line shows what its viewers could see when it happened, never what they see
         # later: the zones of this move that are revealed now go into the entry (a later
         # reveal or conceal changes only later lines).  Usually none is: the entry stays short.
@@ -165,7 +168,7 @@ class State(Observation):
     def finish(self, winners: Optional[list]) -> None:
         self.terminal = True
         self.stage = OVER
-        self.frames = []
+        self.frames, self._fshared = [], None
         self.pending = None
         if winners is None:
             scores = self.scores()
@@ -220,6 +223,7 @@ class State(Observation):
         """Run blocks and automatic steps until a player must decide or the game is over."""
         phases = self.prog.phases
         triggers = self.prog.triggers
+        code = self.prog.phase_code  # the compiled engine's: phase -> one turn of this loop in it, as code
         for _ in range(MAX_AUTOMATIC_STEPS):
             if self.terminal:
                 return
@@ -234,6 +238,10 @@ class State(Observation):
             if self.entries:  # the stack is empty and no block runs: its entries are done with
                 self.entries = []
                 self.turn_active = None
+            if code is not None:
+                if code[self.phase](self):
+                    return
+                continue
             ph = phases[self.phase]
             stage = self.stage
             if stage == ENTER:
@@ -300,27 +308,60 @@ class State(Observation):
         return self.pending is not None and self.pending["kind"] == "choice"
 
     def legal_actions(self) -> list[Action]:
-        if self._legal is None:
-            pend = self.pending
-            if self.terminal:
-                self._legal = []
-            elif pend is None:
-                if self.stage == AWAIT:
-                    ph = self.prog.phases[self.phase]
-                    self._list_actions(ph.actions, ph.ready)
-                else:
-                    self._legal = []
-            elif pend["kind"] == "window":
-                self._list_actions(responses_for(self, pend["eid"]))
-            else:
-                self._legal = [Action(CHOICE, (("value", v),), t) for v, t in zip(pend["options"], pend["texts"])]
-            self._legal_map = None  # built when first needed
-        return list(self._legal)  # the caller's own list: changing it cannot change the state
+        """Every legal action now, in the rules' order (empty when the game is over)."""
+        legal = self._legal if self._legal is not None else self._listed()
+        if type(legal) is not list:  # a LazyActions (an int choice kept as a range): made whole, once
+            legal = self._legal = list(legal)
+            self._legal_map = None
+        return list(legal)  # the caller's own list: changing it cannot change the state
 
-    def _list_actions(self, names: list, phase_ready=None) -> list:
+    def count_actions(self) -> int:
+        """len(legal_actions()), without making the actions of a range (Hold'em's 'raise to x')."""
+        return len(self._legal if self._legal is not None else self._listed())
+
+    def action_at(self, i: int) -> Action:
+        """legal_actions()[i] (IndexError out of range), without making the others."""
+        if not isinstance(i, int):
+            raise TypeError(f"action_at() takes the index of a legal action (an int), not {type(i).__name__}")
+        return (self._legal if self._legal is not None else self._listed())[i]
+
+    def sample_action(self, rng) -> Action:
+        """legal_actions()[rng.randrange(count_actions())]: the same draw from `rng` (a
+        random.Random, or anything with randrange) and the same action as that idiom, or as
+        rng.choice(legal_actions()), without listing every action.  IllegalActionError when
+        there is none (the game is over)."""
+        legal = self._legal if self._legal is not None else self._listed()
+        n = len(legal)
+        if not n:
+            raise IllegalActionError("sample_action(): there is no legal action now"
+                                     + (" (the game is over)" if self.terminal else ""))
+        return legal[rng.randrange(n)]
+
+    def _listed(self):
+        """The legal actions as the state keeps them (a list, or a LazyActions: action_ranges.py)."""
+        pend = self.pending
+        if self.terminal:
+            self._legal = []
+        elif pend is None:
+            if self.stage == AWAIT:
+                ph = self.prog.phases[self.phase]
+                self._list_actions(ph.actions, ph.ready)
+            else:
+                self._legal = []
+        elif pend["kind"] == "window":
+            self._list_actions(responses_for(self, pend["eid"]))
+        else:
+            self._legal = [Action(CHOICE, (("value", v),), t) for v, t in zip(pend["options"], pend["texts"])]
+        self._legal_map = None  # built when first needed
+        return self._legal
+
+    def _list_actions(self, names: list, phase_ready=None):
+        """List the actions `names` for the active player into the state (a list, or a
+        LazyActions when a range is kept whole) and return them."""
         self._memo = {}  # nothing changes the state while actions are listed: defs may be memoised
         try:
-            actions = legal_actions(self.prog, self, names, self.active, phase_ready)
+            prog = self.prog
+            actions = (prog.lister or legal_actions)(prog, self, names, self.active, phase_ready)
         except RuleRuntimeError:
             raise
         except _PY_ERRORS as e:
@@ -342,18 +383,25 @@ class State(Observation):
         return actions
 
     def legal_action_strings(self) -> list[str]:
-        if self._legal is None:
-            self.legal_actions()
-        return [a.text for a in self._legal]
+        """The texts of legal_actions(), in order."""
+        legal = self._legal if self._legal is not None else self._listed()
+        if type(legal) is not list:
+            return legal.texts()
+        return [a.text for a in legal]
 
     def apply(self, action: Union[Action, str]) -> None:
         """Take a legal action (one of legal_actions(), or its text).  An illegal one raises
         IllegalActionError, anything that is not an action ActionTypeError (one of them); the
         state is then unchanged."""
         _expect_action(action, "apply")
-        legal = self._legal if self._legal is not None else (self.legal_actions(), self._legal)[1]
+        legal = self._legal if self._legal is not None else self._listed()
         chosen = None
-        if isinstance(action, Action):
+        if type(legal) is not list:  # a LazyActions: a range's action is found from its text
+            text = action.text if isinstance(action, Action) else str(action).strip()
+            chosen = legal.find(text)
+            if chosen is None:
+                raise IllegalActionError(self.explain_illegal(text))
+        elif isinstance(action, Action):
             text = action.text
             for a in legal:  # usually one of these very objects (an agent picked it)
                 if a is action:
@@ -405,11 +453,11 @@ class State(Observation):
         if chosen.name == CHOICE:
             self.pending = None
             value = resolve_hidden(self, chosen.params[0][1], pend.get("param", ""))
-            self.frames[-1][2][pend["target"]] = value
+            (self.frame_env(-1) if self._fshared else self.frames[-1][2])[pend["target"]] = value
             return
         if chosen.name == NO_RESPONSE:
             self.pending = None
-            self.frames[-1][2]["idx"] += 1  # the next player in the window is asked
+            (self.frame_env(-1) if self._fshared else self.frames[-1][2])["idx"] += 1  # the window asks the next
             return
         env = dict(chosen.params)
         if act.card_slots:
@@ -507,24 +555,28 @@ class State(Observation):
 
     # ------------------------------------------------------------------ copies and JSON
     def clone(self) -> "State":
-        st = State.__new__(State)
+        """An independent copy: applying actions to one never changes the other.  The two share
+        their log, history, zones, variables and frames until one changes them (see
+        copy_on_write.py); the rest is copied here."""
+        st = _SharedState.__new__(_SharedState)
         st.game, st.prog, st.n, st.seed, st.opts = self.game, self.prog, self.n, self.seed, self.opts
-        st.vars = [list(v) if isinstance(v, list) else v for v in self.vars]
-        st.zones = [list(z) for z in self.zones]
-        st.where = list(self.where)
-        st.plays = {k: [[p, list(cs)] for p, cs in v] for k, v in self.plays.items()}
+        log, history = _LOG.__get__(self), _HISTORY.__get__(self)  # (the slots: self may be a clone too)
+        _LOG.__set__(st, log)
+        _HISTORY.__set__(st, history)
+        self.share_with(st, log, history)
+        st.where = self.where[:]
+        plays = self.plays
+        st.plays = {k: [[p, list(cs)] for p, cs in v] for k, v in plays.items()} if plays else {}
         st.active, st.phase, st.stage, st.rng = self.active, self.phase, self.stage, self.rng
         st.terminal = self.terminal
         st.winners_ = list(self.winners_) if self.winners_ is not None else None
-        st.revealed = list(self.revealed)
-        st.shown = list(self.shown)
-        st.log = list(self.log)  # entries are never mutated once written
-        st.history = list(self.history)
-        st.stack = list(self.stack)
-        st.entries = [[e[0], e[1], e[2], e[3], list(e[4]), e[5], e[6], _deep(e[7])] for e in self.entries]
+        st.revealed = self.revealed[:]
+        st.shown = self.shown[:]
+        st.stack = self.stack[:]
+        entries = self.entries
+        st.entries = [[e[0], e[1], e[2], e[3], list(e[4]), e[5], e[6], _deep(e[7])] for e in entries] if entries else []
         st.next_entry, st.turn_active = self.next_entry, self.turn_active
-        st.frames = [[f[0], f[1], _deep(f[2])] for f in self.frames] if self.frames else []
-        st.pending = _deep(self.pending) if self.pending is not None else None
+        st.pending = self.pending  # never changed in place: a new decision is a new dict
         st._legal = self._legal
         st._legal_map = self._legal_map
         st._memo = None
@@ -535,7 +587,7 @@ class State(Observation):
         return state_to_dict(self)
 
     def to_json(self) -> str:
-        return json.dumps(state_to_dict(self), separators=(",", ":"), sort_keys=True)
+        return state_json(state_to_dict(self))
 
     @classmethod
     def from_json(cls, text: Union[str, dict], game=None) -> "State":
@@ -574,6 +626,7 @@ class State(Observation):
         st.next_entry, st.turn_active = d["next_entry"], d["turn_active"]
         st.frames = d["frames"]
         st.pending = d["pending"]
+        st._log_n = st._history_n = st._own = st._fshared = None
         st._legal = st._legal_map = None
         st._memo = None
         st.cov = None
@@ -581,6 +634,10 @@ class State(Observation):
 
     def __repr__(self) -> str:
         return f"<State {self.game.model.name} phase={self.phase} active={player_name(self.active)} terminal={self.terminal}>"
+
+
+_LOG, _HISTORY = State.__dict__["log"], State.__dict__["history"]
+_SharedState = shared_lists_class(State)  # a clone, until it reads its log or history
 
 
 def _copy_of_state_dict(d: dict) -> dict:
@@ -593,15 +650,6 @@ def _copy_of_state_dict(d: dict) -> dict:
             "history": list(d["history"]), "log": list(d["log"]), "stack": list(d["stack"]),
             "entries": [_deep(e) for e in d["entries"]], "frames": [[f[0], f[1], _deep(f[2])] for f in d["frames"]],
             "pending": _deep(d["pending"])}
-
-
-def _deep(v):
-    """A copy of plain data (lists and dicts copied all the way down)."""
-    if isinstance(v, list):
-        return [_deep(x) for x in v]
-    if isinstance(v, dict):
-        return {k: _deep(x) for k, x in v.items()}
-    return v
 
 
 def _zero(type_name: str):

@@ -4,10 +4,11 @@ from rulespec.lang.errors import RulesError
 __version__ = "0.1.0"
 
 
-def load(path):
-    """Load a rules file into a playable Game (see interpreter.load)."""
+def load(path, engine=None):
+    """Load a rules file into a playable Game (see interpreter.load).  engine: "compiled" (the
+    default: the game compiled to generated Python) or "interpreted" (the reference engine)."""
     from interpreter import load as _load  # imported when called: the language floor (rulespec.lang) runs without the engine
-    return _load(path)
+    return _load(path, engine=engine)
 
 
 def __getattr__(name: str):

@@ -42,20 +42,32 @@ class ScenarioFile(pytest.File):
         except ScenarioError as e:
             yield ScenarioItem.from_parent(self, name=self.path.name, scenario=None, error=e)
             return
-        for sc in scenarios:
+        for sc in scenarios:  # every scenario on both engines: the compiled one and the reference
             yield ScenarioItem.from_parent(self, name=sc.name, scenario=sc, error=None)
+            yield ScenarioItem.from_parent(self, name=f"{sc.name} [interpreted]", scenario=sc, error=None,
+                                           engine="interpreted")
 
 
 class ScenarioItem(pytest.Item):
-    def __init__(self, *, scenario, error, **kwargs):
+    def __init__(self, *, scenario, error, engine=None, **kwargs):
         super().__init__(**kwargs)
         self.scenario = scenario
         self.error = error
+        self.engine = engine  # None: the default engine (compiled)
 
     def runtest(self):
         if self.error is not None:
             raise self.error
-        run_scenario(self.scenario)
+        before = os.environ.get("RULESPEC_ENGINE")
+        if self.engine is not None:
+            os.environ["RULESPEC_ENGINE"] = self.engine
+        try:
+            run_scenario(self.scenario)
+        finally:
+            if before is None:
+                os.environ.pop("RULESPEC_ENGINE", None)
+            else:
+                os.environ["RULESPEC_ENGINE"] = before
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ScenarioError):

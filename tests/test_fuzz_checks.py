@@ -78,7 +78,7 @@ def test_a_lost_card_is_found_at_the_next_decision_at_any_rate(crazy, monkeypatc
         real(self, cards, dest, bottom)
         if len(self.history) >= 12 and not lost:
             lost["decision"] = len(self.history)
-            self.zones[dest].remove(cards[0])  # gone from the zone, where[] still names it
+            self.edit_zone(dest).remove(cards[0])  # gone from the zone, where[] still names it
     monkeypatch.setattr(State, "move_cards", losing)
     for rate in (1.0, 0.1, 0.0):
         lost.clear()

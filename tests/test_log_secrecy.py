@@ -134,19 +134,31 @@ def test_the_log_memory_reads_the_whole_log_only_when_asked_or_when_a_reveal_cha
     st = game.new_state(players=2, seed=5)
     memory = LogMemory(2)
     calls = []
-    real = type(st).log_lines
+    real = type(st).log_lines_for
 
-    def counting(self, viewer=None, start=0):
-        calls.append(start)
-        return real(self, viewer, start)
-    monkeypatch.setattr(type(st), "log_lines", counting)
+    def counting(self, viewers, start=0):
+        calls.append((start, tuple(viewers)))
+        return real(self, viewers, start)
+    monkeypatch.setattr(type(st), "log_lines_for", counting)
     rng = random.Random(5)
     for _ in range(20):
         assert memory.problems(st) == []
         acts = st.legal_actions()
         st.apply(acts[rng.randrange(len(acts))])
-    assert not st.revealed and 0 not in calls[2:]  # only new entries were read after the first call
-    assert memory.problems(st, whole=True) == [] and calls.count(0) == 4  # the whole log, for each player
+    assert not st.revealed and all(start > 0 for start, _ in calls[1:])  # only new entries after the first call
+    assert memory.problems(st, whole=True) == [] and calls.count((0, (0, 1))) == 2  # the whole log, for both players
+
+
+def test_log_lines_for_several_viewers_are_each_viewers_log_lines():
+    game = _game("chuhan")
+    st = game.new_state(players=2, seed=7)
+    rng = random.Random(7)
+    for _ in range(60):
+        acts = st.legal_actions()
+        st.apply(acts[rng.randrange(len(acts))])
+    for start in (0, 5, len(st.log) - 4):
+        assert st.log_lines_for([0, 1, None], start) == [st.log_lines(v, start) for v in (0, 1, None)]
+    assert st.log_lines_for([], 3) == []
 
 
 def test_the_counterfactual_check_compares_the_whole_log(monkeypatch):

@@ -247,7 +247,7 @@ def test_a_changed_file_compiles_again(cache):
 def test_a_broken_code_entry_is_a_miss(cache):
     text = CRAZY.read_text(encoding="utf-8")
     game = interpreter.load_text(text, "c.rules")
-    entry = code_cache.entry_path(game.model, True)
+    entry = code_cache.entry_path(game.model, True, game.prog.engine)
     good = entry.read_bytes()
     for junk in (b"junk", good[:len(good) // 2], pickle.dumps((code_cache.FORMAT, "c.rules")) + pickle.dumps({})):
         entry.write_bytes(junk)
@@ -260,7 +260,7 @@ def test_a_record_of_another_build_is_not_trusted(cache):
     """The replay checks each expression's kind and place: from the first that differs it generates."""
     text = CRAZY.read_text(encoding="utf-8")
     game = interpreter.load_text(text, "c.rules")
-    entry = code_cache.entry_path(game.model, True)
+    entry = code_cache.entry_path(game.model, True, game.prog.engine)
     head, rec = model_cache.read(entry)
     rec["entries"][len(rec["entries"]) // 2] = ("value", 99999, 1, "_f1", None)
     model_cache.write(entry, head, rec)

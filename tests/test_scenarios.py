@@ -383,6 +383,6 @@ def test_pytest_reports_a_failing_scenario_with_the_runners_message(tmp_path):
                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
     out = proc.stdout
     assert proc.returncode == 1, out + proc.stderr
-    assert "1 failed, 1 passed" in out
+    assert "2 failed, 2 passed" in out  # each scenario runs on both engines
     assert f"bad.yaml:{line_of(bad, 'active: P2')}: active: expected P2, got P1" in out
     assert "Traceback" not in out

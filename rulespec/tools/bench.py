@@ -4,6 +4,8 @@
 reports the median (and min / max) of games per second and microseconds per
 decision over the runs.  Timing uses time.perf_counter and covers everything a
 game costs: creating the state, listing legal actions, choosing and applying.
+The random agents pick with ``State.sample_action`` (the draw of ``rng.choice(legal_actions())``
+without making every action: an int choice over a range stays one range).
 
 With ``workers`` > 1 each run's games are split over that many processes: the
 games are the same (seeds seed, seed+1, ...), microseconds per decision is the
@@ -116,7 +118,7 @@ def play_random_games(game, players: int, games: int, seed: int = 0, options: Op
         agents = [RandomAgent(seed=s * 1000 + p) for p in range(players)]
         steps = 0
         while not st.terminal:
-            if not st.legal_actions():
+            if not st.count_actions():
                 raise BenchError(f"the game with seed {s} is stuck: no legal action in phase '{st.phase}'")
             p = st.active
             st.apply(agents[p].choose(st, p))

@@ -1,4 +1,4 @@
-"""The command line: rulespec check | graph | play | test | bench | stats | fuzz | replay | lsp.
+"""The command line: rulespec check | compile | graph | play | test | bench | stats | fuzz | replay | lsp.
 
 Exit codes: 0 success (warnings allowed), 1 errors in the input or a failed
 run, 2 bad usage.  Bad input never produces a Python traceback.
@@ -29,6 +29,12 @@ def _add_max_choices(p) -> None:
     p.add_argument("--max-choices", type=int, metavar="N",
                    help="the most candidate choices one decision may list before the game stops with an "
                         "error naming the action (default 100000)")
+
+
+def _add_engine(p) -> None:
+    p.add_argument("--engine", choices=["compiled", "interpreted"], default=None,
+                   help="run the game compiled (the default) or on the reference interpreter the compiled "
+                        "form is checked against (also $RULESPEC_ENGINE)")
 
 
 def _parse_options(game, pairs: list[str]) -> dict:
@@ -62,9 +68,7 @@ def cmd_check(args) -> int:
                 _print_json_lines(d.to_dict() for d in e.diagnostics)
                 status = 1
                 continue
-            print(e.render(), file=sys.stderr)
-            n = sum(1 for d in e.diagnostics if d.severity == "error")
-            print(f"{path}: {n} error{'s' if n != 1 else ''}", file=sys.stderr)
+            _report_rules_error(path, e)
             status = 1
             continue
         if as_json:
@@ -77,6 +81,13 @@ def cmd_check(args) -> int:
         print(f"{path}: ok ({summary['name']}: {summary['phases']} phases, {summary['actions']} actions, "
               f"{summary['cards']} cards{extra})")
     return status
+
+
+def _report_rules_error(path, e: RulesError) -> None:
+    """A file's errors as `rulespec check` prints them: each diagnostic, then how many errors."""
+    print(e.render(), file=sys.stderr)
+    n = sum(1 for d in e.diagnostics if d.severity == "error")
+    print(f"{path}: {n} error{'s' if n != 1 else ''}", file=sys.stderr)
 
 
 def _print_json_lines(records) -> None:
@@ -146,6 +157,25 @@ def _write_atomic(path: str, text: str) -> None:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+# ---------------------------------------------------------------------- compile
+def cmd_compile(args) -> int:
+    """The generated Python module of a rules file's compiled form (interpreter/compiled/module_text.py)."""
+    from interpreter import load
+    try:
+        game = load(args.file, engine="compiled")
+    except RulesError as e:
+        _report_rules_error(args.file, e)
+        return 1
+    text = game.prog.module_source()
+    if args.output:
+        write_output(args.output, text)
+        from interpreter.compiled.module_text import functions_of
+        print(f"wrote {args.output} ({len(functions_of(text))} functions of {args.file})")
+    else:
+        sys.stdout.write(text)
+    return 0
 
 
 # ---------------------------------------------------------------------- graph
@@ -450,6 +480,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--diff", action="store_true", help="change nothing; print what would change as a unified diff")
     p.set_defaults(func=cmd_fmt)
 
+    p = sub.add_parser("compile", help="write the Python module a rules file compiles to (what the compiled "
+                                        "engine runs; for reading)",
+                       description="Write the Python module the compiled engine generates from a rules file: "
+                                   "a header naming the file (path, sha256) and the engine, the names bound "
+                                   "when the game loads, then every generated function with the rules line "
+                                   "it was written for.  The engine runs these very functions (compiled once "
+                                   "and kept in the code cache); the text is for reading and debugging.")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("-o", "--output", metavar="OUT.py", help="write to OUT.py instead of standard output")
+    p.set_defaults(func=cmd_compile)
+
     p = sub.add_parser("graph", help="print the phase graph")
     p.add_argument("file", metavar="FILE")
     p.add_argument("--format", choices=["mermaid", "dot"], default="mermaid")
@@ -463,6 +504,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_doc)
 
     p = sub.add_parser("play", help="play a game between random agents and/or humans")
+    _add_engine(p)
     p.add_argument("file", metavar="FILE")
     p.add_argument("--players", type=int)
     p.add_argument("--seed", type=int, default=0)
@@ -475,10 +517,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("test", help="run scenario files (YAML): fixed positions, scripted moves, expected results")
+    _add_engine(p)
     p.add_argument("paths", nargs="+", metavar="FILE_OR_DIR", help="scenario files, or directories searched for *.yaml")
     p.set_defaults(func=cmd_test)
 
     p = sub.add_parser("bench", help="time random games: games per second and microseconds per decision")
+    _add_engine(p)
     p.add_argument("file", metavar="FILE")
     p.add_argument("--players", type=int)
     p.add_argument("--games", type=int, default=100)
@@ -496,6 +540,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("stats", help="play many games: win rates per seat, first-player advantage, game "
                                       "length, what gets used and how it goes with winning")
+    _add_engine(p)
     p.add_argument("file", metavar="FILE")
     p.add_argument("--games", type=int, default=200)
     p.add_argument("--players", type=int, help="a player count (default: the game's smallest)")
@@ -520,6 +565,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser("fuzz", help="play many checked random games; shrink and save any failure; rule coverage")
+    _add_engine(p)
     p.add_argument("file", metavar="FILE")
     p.add_argument("--games", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
@@ -544,6 +590,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_fuzz)
 
     p = sub.add_parser("replay", help="step through a failing game saved by rulespec fuzz")
+    _add_engine(p)
     p.add_argument("file", metavar="REPLAY.json")
     p.add_argument("--step", action="store_true", help="wait for Enter before each action")
     p.add_argument("--rules", metavar="FILE", help="the rules file (default: the one the replay names)")
@@ -557,6 +604,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("serve", help="a local web page: play the game against agents, step through replays, "
                                       "read the rulebook")
+    _add_engine(p)
     p.add_argument("file", metavar="FILE")
     p.add_argument("--port", type=int, default=8000, help="the port to listen on (default 8000; 0: any free port)")
     p.add_argument("--host", default="127.0.0.1",
@@ -570,7 +618,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    from interpreter.errors import EngineError
     ap = build_parser()
     try:
         args, extra = ap.parse_known_args(argv)
@@ -580,6 +627,20 @@ def main(argv=None) -> int:
                 "unrecognized arguments: " + " ".join(extra))
     except SystemExit as e:
         return int(e.code or 0) if e.code in (0, None) else 2
+    engine_before = os.environ.get("RULESPEC_ENGINE")
+    if getattr(args, "engine", None):  # every game this command and its workers load
+        os.environ["RULESPEC_ENGINE"] = args.engine
+    try:
+        return _run(args)
+    finally:
+        if engine_before is None:
+            os.environ.pop("RULESPEC_ENGINE", None)
+        else:
+            os.environ["RULESPEC_ENGINE"] = engine_before
+
+
+def _run(args) -> int:
+    from interpreter.errors import EngineError
     try:
         return args.func(args)
     except RulesError as e:

@@ -59,6 +59,10 @@ def add_fuzz_arguments(p) -> None:
     p.add_argument("--counterfactual-rate", type=float, default=DEFAULT_COUNTERFACTUAL_RATE, metavar="R",
                    help=COUNTERFACTUAL_RATE_HELP)
     p.add_argument("--check-rate", type=float, default=DEFAULT_CHECK_RATE, metavar="R", help=CHECK_RATE_HELP)
+    p.add_argument("--differential", action="store_true",
+                   help="play every game on the compiled engine and on the reference interpreter with the same "
+                        "random choices, and compare every decision's legal actions, the log and the final state "
+                        "(any difference is a bug in the game compiler)")
 
 
 def _rate_arg(args, name: str = "counterfactual_rate", default: float = DEFAULT_COUNTERFACTUAL_RATE,
@@ -103,6 +107,8 @@ def fuzz_command(args, load_game, parse_options) -> int:
         check_writable(args.json)
     game = load_game(args.file)
     options = parse_options(game, args.option)
+    if args.differential:
+        return differential_command(args, game, options, players)
     try:
         backend = F.make_backend(args.backend, args.workers, args.address)
     except F.FuzzError as e:  # no Ray, an unknown backend, --address without Ray: usage
@@ -327,3 +333,47 @@ def replay_command(args, load_game) -> int:
     elif recorded:
         print(f"a different failure from the recorded one ({recorded['check']})")
     return 1
+
+
+def differential_command(args, game, options: dict, players) -> int:
+    """`rulespec fuzz --differential`: both engines, the same games, every decision compared."""
+    import time
+
+    from rich.markup import escape
+    from rich.table import Table
+
+    from rulespec.tools.fuzzing.differential import differential
+    from rulespec.tools.fuzzing.planning import default_max_steps
+    out, err = _consoles()
+    max_steps = args.max_steps or default_max_steps(game.model)
+    started = time.process_time()
+    results = differential(args.file, args.games, seed=args.seed, players=players, options=options,
+                           max_steps=max_steps)
+    seconds = time.process_time() - started
+    differing = [r for r in results if r.difference is not None]
+    decisions = sum(r.decisions for r in results)
+    print(f"rulespec fuzz --differential {args.file} ({game.name})", flush=True)
+    table = Table(show_header=False)
+    table.add_column("what", style="bold")
+    table.add_column("value")
+    table.add_row("games", f"{len(results)} on both engines (compiled, interpreted), "
+                           f"{sum(r.terminal for r in results)} played to the end")
+    table.add_row("seed, options", escape(f"{args.seed}; {_show_options(options)}"))
+    table.add_row("decisions compared", f"{decisions} (legal actions, player, log lines; the state's hash every "
+                                        f"64 decisions and at the end)")
+    table.add_row("time", f"{seconds:.1f} CPU s")
+    table.add_row("differing games", f"[red]{len(differing)}[/red]" if differing else "0")
+    out.print(table)
+    for r in differing[:args.max_reports]:
+        d = r.difference
+        out.print(escape(f"game seed {r.seed}, {r.players} players: {d.describe()}"))
+        out.print(escape(f"  replay: the actions {d.history[-5:]} (last 5 of {len(d.history)})"))
+    if args.json:
+        from .cli_support import write_output
+        write_output(args.json, json.dumps({
+            "games": len(results), "decisions": decisions, "differing": len(differing), "cpu_seconds": seconds,
+            "differences": [{"seed": r.seed, "players": r.players, "decision": r.difference.decision,
+                             "what": r.difference.what, "compiled": r.difference.compiled,
+                             "interpreted": r.difference.interpreted, "history": r.difference.history}
+                            for r in differing]}, indent=2) + "\n")
+    return 1 if differing else 0

@@ -16,7 +16,7 @@ class RandomAgent:
         self.rng = random.Random(seed)
 
     def choose(self, state, player: int):
-        return self.rng.choice(state.legal_actions())
+        return state.sample_action(self.rng)  # the draw of rng.choice(legal_actions()), without listing them all
 
 
 class FirstLegalAgent:
@@ -80,9 +80,9 @@ class MCTSAgent:
         n = state.n
         if not state.terminal:
             st = state.clone()
-            choice = self.rng.choice
+            rng = self.rng
             for _ in range(self.max_rollout):
-                st.apply(choice(st.legal_actions()))
+                st.apply(st.sample_action(rng))  # (the draw of rng.choice(st.legal_actions()))
                 if st.terminal:
                     break
             else:

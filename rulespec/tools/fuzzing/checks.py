@@ -28,7 +28,7 @@ from typing import Callable, Iterable, Optional
 import attrs
 
 from interpreter.errors import EngineError
-from interpreter.serialise import StateFormatError, log_entries_problem
+from interpreter.serialise import StateFormatError, log_entries_problem, state_json
 from interpreter.state import State
 
 Chooser = Callable[[State, random.Random], object]
@@ -69,9 +69,8 @@ def _cards_fine(st: State) -> bool:
         if owner is not None and owner >= n:
             return False
         every.update(zone)
-        for c in zone:
-            if type(c) is not int or not 0 <= c < count or where[c] != zi:
-                return False
+        if not _cards_here(zone, zi, where, count):
+            return False
     if len(every) != count or sum(map(len, st.zones)) != count:  # each card once
         return False
     for zi, plays in st.plays.items():
@@ -82,6 +81,17 @@ def _cards_fine(st: State) -> bool:
                 or any(not 0 <= c < count or where[c] != zi for c in in_plays):
             return False
     return True
+
+
+_INT_ONLY = frozenset([int])
+
+
+def _cards_here(zone: list, zi: int, where: list, count: int) -> bool:
+    """Is every item of zone zi (not empty) a card id (an int, not a bool, from 0 to count - 1)
+    whose where[] names zi?  In C (types, min, max, a map over where): a draw pile of a
+    hundred cards is looked at after every draw."""
+    return set(map(type, zone)) <= _INT_ONLY and min(zone) >= 0 and max(zone) < count \
+        and len(where) == count and set(map(where.__getitem__, zone)) == {zi}
 
 
 def _moved_cards_fine(st: State, zones: Iterable[int]) -> bool:
@@ -102,9 +112,8 @@ def _moved_cards_fine(st: State, zones: Iterable[int]) -> bool:
             owner = slots[zi].owner
             if owner is not None and owner >= n:
                 return False
-            for c in zone:
-                if type(c) is not int or not 0 <= c < count or where[c] != zi:
-                    return False
+            if not _cards_here(zone, zi, where, count):
+                return False
             if len(zone) > 1 and len(set(zone)) != len(zone):
                 return False
         recorded = plays.get(zi)
@@ -206,7 +215,7 @@ def check_round_trip(st: State, log_from: Optional[int] = None, history_from: Op
     d["log"] = []
     newest = d["history"][-1:] if history_from is None else d["history"][history_from:]
     d["history"] = []
-    problems = _reloads(json.dumps(d, separators=(",", ":"), sort_keys=True), st.game)
+    problems = _reloads(state_json(d), st.game)
     # the new log and history entries as from_json would read them (State.from_json takes both
     # as they are, once its validator has seen that every entry fits)
     entries_text = json.dumps(entries, separators=(",", ":"))
@@ -434,15 +443,16 @@ class LogMemory:
         changed = self.shown is not None and shown != self.shown
         self.shown = shown
         out = []
+        viewers = list(self.lines)
         if whole or changed:
-            for v, before in self.lines.items():
-                now = st.log_lines(v)
+            for v, now in zip(viewers, st.log_lines_for(viewers)):
+                before = self.lines[v]
                 if now[:len(before)] != before:
                     out.append(_past_line_changed(v, before, now))
                     break
         if len(st.log) > self.entries:
-            for v, lines in self.lines.items():
-                lines.extend(st.log_lines(v, self.entries))
+            for v, new in zip(viewers, st.log_lines_for(viewers, self.entries)):
+                self.lines[v].extend(new)
             self.entries = len(st.log)
         return out
 

@@ -36,7 +36,7 @@ class LazyTrace(Trace):
             self.moved = [-1] * st.prog.card_count
             self.views.log = st.log
         k = len(self.views)
-        _mark_seen(st, self.viewer, self._log_from, self.seen, self.moved, k)
+        _mark_seen(st, self.viewer, self._log_from, self.seen, self.moved, k, self._revealed_changed(st))
         layout = tuple(map(tuple, st.zones))  # tuples of ints: untracked by the GC
         if observation is not None:  # built already (by the secrecy check): the rest is cheap
             self.views.append(_view(st, self.viewer, self._log_from, observation))
@@ -57,8 +57,10 @@ class LazyTrace(Trace):
 
 
 # the parts of a State a snapshot marshals: all but the rules, the log and history, the caches,
-# and the zones and where each card is (the trace's layout of the zones has them)
-_SNAPSHOT_SKIP = frozenset({"game", "prog", "log", "history", "cov", "_memo", "_legal", "_legal_map", "zones", "where",
+# what the state shares with its clones, and the zones and where each card is (the trace's
+# layout of the zones has them)
+_SNAPSHOT_SKIP = frozenset({"game", "prog", "log", "history", "_log_n", "_history_n", "_own", "_fshared", "cov",
+                            "_memo", "_legal", "_legal_map", "zones", "where",
                             "opts"})  # (the options never change in a game: the snapshot shares them)
 _SNAPSHOT_FIELDS = tuple(f for f in State.__slots__ if f not in _SNAPSHOT_SKIP)
 _snapshot_values = operator.attrgetter(*_SNAPSHOT_FIELDS)
@@ -85,7 +87,7 @@ class _Snapshot:
     def __init__(self, st, layout: tuple, viewer: int, log_from: int):
         legal = None
         if st._legal is not None and st.current_player == viewer:
-            legal = tuple(a.text for a in st._legal)
+            legal = tuple(st.legal_action_strings())
         self.data = marshal.dumps((_snapshot_values(st), legal))
         self.game, self.layout, self.viewer, self.log_from, self.log_to = st.game, layout, viewer, log_from, len(st.log)
         self.opts = st.opts
@@ -103,6 +105,7 @@ class _Snapshot:
             for c in zone:
                 where[c] = zi
         snap.log, snap.history = log[:self.log_to], []
+        snap._log_n = snap._history_n = snap._own = snap._fshared = None
         snap.cov = snap._memo = snap._legal_map = None
         snap._legal = [_LegalText(t) for t in legal] if legal is not None else None
         return _view(snap, self.viewer, self.log_from)

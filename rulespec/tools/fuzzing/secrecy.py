@@ -129,6 +129,11 @@ class Verdict:
 
 
 # ---------------------------------------------------------------------- what v sees
+# an observation as a view keeps it (json.dumps(obs, ensure_ascii=False, separators=(",", ":"))),
+# by one encoder made once, without the check for circular references (an observation is a tree)
+_VIEW_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
+
+
 def _view(st, v: int, log_from: int, obs: Optional[dict] = None) -> tuple:
     """(who is to act, in a response window?, v's observation, v's new log lines, the new
     announcements), the last three as text: a game's views are kept until it ends, and strings
@@ -136,7 +141,7 @@ def _view(st, v: int, log_from: int, obs: Optional[dict] = None) -> tuple:
     collection down)."""
     lines = st.log_lines(v, log_from)
     return (st.current_player, st.in_window(),
-            json.dumps(obs if obs is not None else st.observation(v), ensure_ascii=False, separators=(",", ":")),
+            _VIEW_JSON.encode(obs if obs is not None else st.observation(v)),
             "\n".join(lines), _announcements(st, log_from))
 
 
@@ -151,12 +156,20 @@ def _unpack(view: tuple) -> tuple:
     return cur, win, json.loads(obs), log.split("\n") if log else []
 
 
-def _mark_seen(st, v: int, log_from: int, seen: list, moved: list, k: int) -> None:
+def _mark_seen(st, v: int, log_from: int, seen: list, moved: list, k: int, every_zone: bool = True) -> None:
     """Cards v sees at this decision (in a zone v can see, or shown to everyone on their own),
     or whose faces the log entries from log_from on showed v: their first decision goes into
-    `seen`; cards the log shows moving: into `moved`."""
+    `seen`; cards the log shows moving: into `moved`.  `every_zone` False: only the zones cards
+    moved into since log_from are looked at (the caller knows that no zone became visible to v
+    since it marked them all: what is revealed is as it was; a card changes zones only by a
+    logged move)."""
     none = -1
-    for zi, zone in enumerate(st.zones):
+    if every_zone:
+        zones = enumerate(st.zones)
+    else:
+        all_zones = st.zones
+        zones = [(zi, all_zones[zi]) for zi in {e[1] for e in st.log[log_from:] if e[0] == "move"}]
+    for zi, zone in zones:
         if zone and st.can_see(zi, v):
             for c in zone:
                 if seen[c] == none:
@@ -458,6 +471,14 @@ class Trace:
         self.views: list = []
         self.layouts: list = []
         self._log_from = 0
+        self._revealed = None  # the zones revealed at the last decision recorded (None: none recorded)
+
+    def _revealed_changed(self, st) -> bool:
+        """Is what is revealed other than at the last decision recorded (or is this the first)?
+        Then every zone is looked at for cards v sees; else only those cards moved into."""
+        now = tuple(st.revealed)
+        changed, self._revealed = now != self._revealed, now
+        return changed
 
     def record(self, st, observation: Optional[dict] = None) -> None:
         """Record the state now (a decision, or the end); `observation`: the viewer's, if it
@@ -467,7 +488,7 @@ class Trace:
             self.seen = [-1] * st.prog.card_count
             self.moved = [-1] * st.prog.card_count
         k = len(self.views)
-        _mark_seen(st, self.viewer, self._log_from, self.seen, self.moved, k)
+        _mark_seen(st, self.viewer, self._log_from, self.seen, self.moved, k, self._revealed_changed(st))
         self.views.append(_view(st, self.viewer, self._log_from, observation))
         self.layouts.append(tuple(tuple(z) for z in st.zones))  # tuples of ints: untracked by the GC
         self._log_from = len(st.log)
@@ -682,7 +703,7 @@ def _realign(layout: list, w, sig: list, names: list, set_zones: list) -> int:
         if want == b:
             continue
         if set_zones[zi] and len(want) == len(b) and sorted(want) == sorted(b):
-            zones[zi][:] = want
+            w.edit_zone(zi)[:] = want  # (w's clones share its zones' lists until changed)
         else:
             apart = True
     return _OUT_OF_STEP if apart else 1

@@ -74,7 +74,7 @@ class _Positions:
             what = f"variable '{key}'"
             if info.per_player:
                 for p, x in terms.per_player(v, what, lambda vn, p: terms.value(vn, info.type, what)).items():
-                    st.vars[i][p] = x
+                    st.edit_var(i)[p] = x  # (a clone's row is shared until changed)
             else:
                 st.vars[i] = terms.value(v, info.type, what)
 

@@ -146,21 +146,8 @@ def card_choices(prog, p: CParam, st, env, who=None, name: str = None, prefilter
         return _distinct_choices(prog, p, classes, sizes, limit)
     if p.wild is not None:
         return _wild_choices(prog, p, st, env, classes, sizes, limit)
-    if p.same is not None:
-        prop = prog.card_names if p.same == "name" else prog.card_props[p.same]
-        groups: dict = {}
-        for item in classes:
-            v = prop[item[1][0]]
-            g = groups.get(v)
-            if g is None:
-                groups[v] = [item]
-            else:
-                g.append(item)
-        class_groups = list(groups.values())
-    else:
-        class_groups = [classes]
+    class_groups, totals = same_groups(prog, p, classes)
     out: list = []
-    totals = [sum(len(cs) for _, cs in group) for group in class_groups]
     for k in sizes:
         if k <= 0:
             continue
@@ -342,3 +329,22 @@ def _wild_choices(prog, p: CParam, st, env, classes: list, sizes, limit: int) ->
                 if k <= total:
                     _combos(group, k, out, limit)
     return out
+
+
+def same_groups(prog, p, classes: list) -> tuple:
+    """The kinds of cards a set may be made of, grouped by the value of the choice's 'same'
+    property (one group without 'same'), and how many cards each group holds."""
+    if p.same is not None:
+        prop = prog.card_names if p.same == "name" else prog.card_props[p.same]
+        groups: dict = {}
+        for item in classes:
+            v = prop[item[1][0]]
+            g = groups.get(v)
+            if g is None:
+                groups[v] = [item]
+            else:
+                g.append(item)
+        class_groups = list(groups.values())
+    else:
+        class_groups = [classes]
+    return class_groups, [sum(len(cs) for _, cs in group) for group in class_groups]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from itertools import combinations
 from math import comb
 
-from ..cardsets import TooManyChoices, _combos, _group_by, _limit, _sizes, _wild_choices, card_choices, card_classes
+from ..cardsets import TooManyChoices, _combos, _group_by, _limit, _sizes, _wild_choices, card_choices, card_classes, same_groups
 
 
 def first_of_each_kind(kind: list, zone) -> list:
@@ -47,21 +47,8 @@ def card_sets(prog, p, st, env, who) -> list:
         if table is None or any(table[cs[0]] for _, cs in classes):
             return _wild_choices(prog, p, st, env, classes, sizes, limit)
         return _unwild(prog, p, classes, sizes, limit)
-    if p.same is not None:
-        prop = prog.card_names if p.same == "name" else prog.card_props[p.same]
-        groups: dict = {}
-        for item in classes:
-            v = prop[item[1][0]]
-            g = groups.get(v)
-            if g is None:
-                groups[v] = [item]
-            else:
-                g.append(item)
-        class_groups = list(groups.values())
-    else:
-        class_groups = [classes]
+    class_groups, totals = same_groups(prog, p, classes)
     out: list = []
-    totals = [sum(len(cs) for _, cs in group) for group in class_groups]
     for k in sizes:
         if k <= 0:
             continue

@@ -1,4 +1,4 @@
-"""An int choice over a range, listed as one entry: Texas Hold'em's 'raise to x' for every x from
+"""An int choice over a range, listed as one entry: a betting game's 'raise to x' for every x from
 the smallest raise to a whole stack is one RangeSegment at a decision, not 200 Actions.
 
 An action is listed as a range when (decided once, at compile time: `range_ends`)

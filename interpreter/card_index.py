@@ -4,7 +4,7 @@ Actions, triggers, conversions and modify lines that a card carries (``while in 
 the owner of the zone the card lies in.  When the engine needs those working for one player (the
 actions of the player to act, a trigger whose condition names the player, a rule's value for
 a player), looking up where every copy of every such card is costs a few reads per item, and a
-game like San Guo Sha has hundreds of items.  An OwnedIndex, made once per set of options (kept
+game with a card per character and weapon has hundreds of items.  An OwnedIndex, made once per set of options (kept
 in ``st.opts.live``), knows which zones of each player those items work in and which items
 each card carries: the player's few cards there give the answer.
 

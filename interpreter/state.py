@@ -316,7 +316,7 @@ class State(Observation, CopyOnWrite):
         return list(legal)  # the caller's own list: changing it cannot change the state
 
     def count_actions(self) -> int:
-        """len(legal_actions()), without making the actions of a range (Hold'em's 'raise to x')."""
+        """len(legal_actions()), without making the actions of a range (a bet's 'raise to x')."""
         return len(self._legal if self._legal is not None else self._listed())
 
     def action_at(self, i: int) -> Action:

@@ -24,7 +24,7 @@ own error with its own message.
 
 Left to the reference: an action whose listing draws random numbers (a drawing expression runs
 only its checked version, and must run once), and an int choice over a range that the reference
-may keep as one range (Hold'em's raise_to, action_ranges.py): a decision that offers one is
+may keep as one range (a bet's 'raise to x', action_ranges.py): a decision that offers one is
 listed whole by actions.legal_actions.
 """
 from __future__ import annotations

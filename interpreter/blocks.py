@@ -145,6 +145,10 @@ class BlockCompiler:
             self.stmts(b.stmts, asm)
         if epilogue is not None:
             asm.add_plain(epilogue)
+        return self.finish_block(asm, name, b)
+
+    def finish_block(self, asm: _Asm, name: str, b: Optional[A.Block]) -> int:
+        """The block whose steps `asm` holds, added to the program; its index."""
         asm.flush()
         blk = CBlock(len(self.prog.blocks), name, asm.steps, b.span if b is not None else None,
                      not asm.stops and len(asm.steps) == 1, tuple(asm.starts), asm.names, asm.loops,

@@ -13,7 +13,7 @@ from typing import Callable, Optional
 from rulespec.lang import ast as A
 from rulespec.lang import types as T
 
-from ..blocks import BlockCompiler, CBlock, _Asm, _jump
+from ..blocks import BlockCompiler, _Asm, _jump
 from .statements import RunWriter
 
 _RUN = object()  # holds a run's place in the block until the run is written
@@ -42,12 +42,7 @@ class CompiledBlockCompiler(BlockCompiler):
         # a trigger's epilogue (blocks.trigger_epilogue) ends the block's last run
         tail = tuple(epilogue.names) if epilogue is not None else ()
         self._stmts(b.stmts if b is not None else (), asm, tail, b.span if b is not None else None)
-        asm.flush()
-        blk = CBlock(len(self.prog.blocks), name, asm.steps, b.span if b is not None else None,
-                     not asm.stops and len(asm.steps) == 1, tuple(asm.starts), asm.names, asm.loops,
-                     frozenset(asm.resumes))
-        self.prog.blocks.append(blk)
-        return blk.index
+        return self.finish_block(asm, name, b)
 
     def stmts(self, stmts, asm: _Asm) -> None:
         self._stmts(stmts, asm, (), None)

@@ -169,10 +169,17 @@ def cmd_compile(args) -> int:
         _report_rules_error(args.file, e)
         return 1
     text = game.prog.module_source()
-    if args.output:
-        write_output(args.output, text)
-        from interpreter.compiled.module_text import functions_of
-        print(f"wrote {args.output} ({len(functions_of(text))} functions of {args.file})")
+    from interpreter.compiled.module_text import functions_of
+    return _write_or_print(args.output, text, f"wrote {args.output} ({len(functions_of(text))} functions of {args.file})")
+
+
+def _write_or_print(output, text: str, wrote=None) -> int:
+    """A command's text into the file --output names (saying so when `wrote` is given), or to
+    standard output; the command's exit status."""
+    if output:
+        write_output(output, text)
+        if wrote:
+            print(wrote)
     else:
         sys.stdout.write(text)
     return 0
@@ -184,11 +191,7 @@ def cmd_graph(args) -> int:
     from rulespec.lang.graph import to_dot, to_mermaid
     model = check_file(args.file)
     text = to_mermaid(model) if args.format == "mermaid" else to_dot(model)
-    if args.output:
-        write_output(args.output, text)
-    else:
-        sys.stdout.write(text)
-    return 0
+    return _write_or_print(args.output, text)
 
 
 # ---------------------------------------------------------------------- doc
@@ -198,12 +201,7 @@ def cmd_doc(args) -> int:
     model = check_file(args.file)
     fmt = args.format or ("html" if args.output and args.output.endswith((".html", ".htm")) else "md")
     text = to_html(model) if fmt == "html" else to_markdown(model)
-    if args.output:
-        write_output(args.output, text)
-        print(f"wrote {args.output}")
-    else:
-        sys.stdout.write(text)
-    return 0
+    return _write_or_print(args.output, text, f"wrote {args.output}")
 
 
 # ---------------------------------------------------------------------- play

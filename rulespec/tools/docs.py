@@ -127,7 +127,7 @@ class Rulebook:
         header = ["card", "count"] + [words(p) for p in props] + ["what it does"]
         if not any(c.doc for c in m.cards):  # no card says what it does: no empty column
             header, rows = header[:-1], [r[:-1] for r in rows]
-        out = [_h(2, "Components"), _p(f"{total} cards:"), _table(header, rows)]
+        out = [_h(2, "Components"), _p(f"{total} card{'' if total == 1 else 's'}:"), _table(header, rows)]
         pdocs = [f"**{words(p.name)}**: {p.doc}" for p in m.properties.values() if p.doc]
         if pdocs:
             out.append(_ul(pdocs))
@@ -175,10 +175,10 @@ class Rulebook:
                 out.append(_p(ph.doc))
             items: list = []
             if ph.enter is not None and ph.enter.stmts:
-                items += ["When the phase starts:", self.en.block(ph.enter) or ["nothing happens."]]
+                items += ["When the phase starts:", self.en.body(ph.enter)]
             if ph.actions:
-                who = self.en.expr(ph.actor) if ph.actor is not None else "the active player"
-                items.append(f"{who[:1].upper() + who[1:]} decides, choosing one of: "
+                who = self.en.subject(ph.actor) if ph.actor is not None else "The active player"
+                items.append(f"{who} decides, choosing one of: "
                              + ", ".join(words(a.name) for a in ph.actions) + ".")
             if ph.after is not None and ph.after.stmts:
                 items += ["After each action:", self.en.block(ph.after)]
@@ -239,7 +239,7 @@ class Rulebook:
                       [f"{e.expr(r.cond)}" + (f" (otherwise: “{r.message}”)" if r.message else "")
                        for r in a.requires]]
         if a.effect is not None:
-            items += ["Effect:", e.block(a.effect) or ["nothing happens."]]
+            items += ["Effect:", e.body(a.effect)]
         out.append(_ul(items))
         return out
 
@@ -275,9 +275,9 @@ class Rulebook:
             if eff.mandatory:
                 items.append("A player asked who can answer it must answer.")
             if eff.resolve is not None:
-                items += ["When it happens:", self.en.block(eff.resolve) or ["nothing happens."]]
+                items += ["When it happens:", self.en.body(eff.resolve)]
             if eff.cancelled is not None:
-                items += ["If it was cancelled:", self.en.block(eff.cancelled) or ["nothing happens."]]
+                items += ["If it was cancelled:", self.en.body(eff.cancelled)]
             out.append(_ul(items))
         for a in resp:
             out += self._action(a)
@@ -292,14 +292,8 @@ class Rulebook:
                _p("These happen by themselves when something happens. When several happen at once, those "
                   "not tied to a player come first, then each player's, starting with the active player "
                   "and going clockwise.")]
-        engine = {"phase_start": "a phase starts", "phase_end": "a phase ends",
-                  "action_taken": "a player has taken an action", "moved": "cards move"}
         for t in m.triggers:
-            ev = m.events.get(t.event.name)
-            when = engine.get(t.event.name) or f"“{words(t.event.name)}” happens" + \
-                (f" ({ev.doc})" if ev is not None and ev.doc else "")
-            head = {"before": "Before ", "after": "After "}.get(t.timing, "When ") + \
-                (when if t.timing == "on" else when.replace(" happens", "", 1))
+            head = self._trigger_when(t, with_doc=True)
             ab = m.abilities.get(t)
             if ab is not None:
                 head += f", while {ab.card} is in its owner's {', '.join(words(z.name) for z in ab.group.zones)}"
@@ -309,9 +303,19 @@ class Rulebook:
                 head += f", if {self.en.expr(t.when)}"
             if t.optional is not None:  # the player asked may say no
                 who = "its owner" if ab is not None else words(t.for_var)
-                head += f", {who} may (asked “{t.optional.value}”)"
-            out += [_h(3, words(t.name)), _ul([head + ":", self.en.block(t.body) or ["nothing happens."]])]
+                head += f", {who} may (asked {self.en.quote(t.optional)})"
+            out += [_h(3, words(t.name)), _ul([head + ":", self.en.body(t.body)])]
         return out
+
+    def _trigger_when(self, t, with_doc: bool) -> str:
+        """'When “finish” happens', 'Before “damage” (its doc)', 'After a phase starts'."""
+        engine = {"phase_start": "a phase starts", "phase_end": "a phase ends",
+                  "action_taken": "a player has taken an action", "moved": "cards move"}
+        ev = self.m.events.get(t.event.name)
+        when = engine.get(t.event.name) or f"“{words(t.event.name)}” happens" + \
+            (f" ({ev.doc})" if with_doc and ev is not None and ev.doc else "")
+        return {"before": "Before ", "after": "After "}.get(t.timing, "When ") + \
+            (when if t.timing == "on" else when.replace(" happens", "", 1))
 
     def card_abilities(self) -> list:
         """What cards give the player who owns the zone they are in."""
@@ -413,17 +417,57 @@ class Rulebook:
                     walk(st.body, where, conds + [f"for some {words(st.var)} in {self.en.expr(st.iterable)}"])
         m = self.m
         for ph in m.phases.values():
+            before = len(found)
             for b in (ph.enter, ph.after, ph.exit):
                 walk(b, f"In phase {words(ph.name)}", [])
+            ways = self._reached(ph) if len(found) > before else []
+            if any(conditional for _, conditional in ways):  # the condition that leads there is part of the end
+                found[-1] += f" Phase {words(ph.name)} comes " + "; or ".join(w for w, _ in ways) + "."
         for a in m.actions.values():
             walk(a.effect, f"Taking {words(a.name)}", [])
         for e in m.effects.values():
             walk(e.resolve, f"When {words(e.name)} happens", [])
         for t in m.triggers:
-            walk(t.body, f"Trigger {words(t.name)}", [])
+            when = self._trigger_when(t, with_doc=False)
+            if t.when is not None:
+                when += f", if {self._condition(t.when)}"
+            walk(t.body, f"Trigger {words(t.name)} ({when[0].lower() + when[1:]})", [])
         if m.limit is not None:
             found.append(self.en.limit(m.limit))
         return [_h(2, "End of the game"), _ul(found or ["The game has no end condition."])]
+
+    def _reached(self, ph) -> list:
+        """How the phase machine comes to phase ph: ('after phase check when game over, that is
+        when ...', whether a condition says when), one for each phase that leads there."""
+        ways = []
+        for q in self.m.phases.values():
+            if q is ph:
+                continue  # a phase that follows itself is not how the game comes to it
+            passed = []  # the conditions of the earlier 'next' lines, none of which held
+            for n in q.nexts:
+                if n.target.name == ph.name:
+                    after = f"after phase {words(q.name)}"
+                    if n.cond is not None:
+                        ways.append((f"{after} when {self._condition(n.cond)}", True))
+                    elif passed:
+                        unless = " or ".join(self.en.operand(c, "or") for c in passed) if len(passed) > 1 \
+                            else self.en.expr(passed[0])
+                        ways.append((f"{after} unless {unless}", True))
+                    elif q.end_when is not None:
+                        ways.append((f"{after}, which ends when {self.en.expr(q.end_when)}", True))
+                    else:
+                        ways.append((after, False))
+                    break
+                if n.cond is not None:
+                    passed.append(n.cond)
+        return ways
+
+    def _condition(self, c) -> str:
+        """A condition, with the meaning of a def it names: 'game over, that is when ...'."""
+        text = self.en.expr(c)
+        if isinstance(c, A.Call) and not c.args and c.func in self.m.defs:
+            text += f", that is when {self.en.expr(self.m.defs[c.func].body)}"
+        return text
 
     def invariants(self) -> list:
         if not self.m.invariants:

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from rulespec.lang import ast as A
-from rulespec.lang.english import English, words
+from rulespec.lang.english import English, by_position, words
 from rulespec.lang.graph import to_mermaid
 from rulespec.lang.model import Model
 
@@ -211,7 +211,7 @@ class Rulebook:
             return f"**{words(p.name)}**: " + ("yes or no" if p.kind == "bool" else e.choice(p))
         if p.kind == "card":
             return f"**{words(p.name)}**: a card from {e.expr(p.domain)}" + \
-                (f" such that {e.expr(p.cond)}" if p.cond else "")
+                (f" such that {e.expr(p.cond)}" if p.cond else "") + by_position(p)
         text = f"**{words(p.name)}**: cards from {e.expr(p.domain)}"
         if p.size is not None:
             text += f", {e.expr(p.size)} of them"
@@ -223,7 +223,7 @@ class Rulebook:
             text += f", whose {words(p.sum_of[0].name)} adds up to {e.expr(p.sum_of[1])}"
         if p.wild is not None:
             text += f"; cards such that {e.expr(p.wild[1])} are wild and may join them"
-        return text
+        return text + by_position(p)
 
     def _action(self, a: A.ActionDecl) -> list:
         e = self.en

@@ -137,3 +137,12 @@ def test_conditions_that_read_a_face_down_pick_do_not_apply_to_it(engine):
     assert "t = P1 breaks 'where t != active'" in why
     st.apply("grab a face-down card of hand[P1] for P2 (2)")
     assert len(st.zones[st.prog.zone_base["out"]]) == 1
+
+
+def test_the_rulebook_says_a_requirement_is_not_checked_on_a_face_down_pick():
+    from rulespec.tools.docs import to_markdown
+    text = to_markdown(load(LAB).model)
+    assert "c's value is more than 2 (otherwise: “only a card above 2 may be stolen”), not checked when c is " \
+           "picked face down" in text
+    assert "(a face-down one is picked by its place: card 1 is the one put there first)" in text
+    assert "cards from the active player's secret, 0 to 2 of them" in text

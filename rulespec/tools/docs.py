@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from rulespec.lang import ast as A
+from rulespec.lang.checker.face_down import face_down_reads
 from rulespec.lang.english import English, by_position, words
 from rulespec.lang.graph import to_mermaid
 from rulespec.lang.model import Model
@@ -235,13 +236,22 @@ class Rulebook:
         if a.offered_in:
             items.append("It may be taken in: " + ", ".join(words(ph.name) for ph in a.offered_in) + ".")
         if a.requires:
+            blind = {id(cond): read.name for cond, _, read, _ in
+                     face_down_reads(a, a in self.m.abilities, self._zone_of)}  # (docs/language.md, Face down)
             items += ["It is allowed only when:",
                       [f"{e.expr(r.cond)}" + (f" (otherwise: “{r.message}”)" if r.message else "")
+                       + (f", not checked when {words(blind[id(r.cond)])} is picked face down"
+                          if id(r.cond) in blind else "")
                        for r in a.requires]]
         if a.effect is not None:
             items += ["Effect:", e.body(a.effect)]
         out.append(_ul(items))
         return out
+
+    def _zone_of(self, e):
+        """The zone an expression names (its ZoneInfo), or None."""
+        ref = self.m.refs.get(e)
+        return ref[1] if ref and ref[0] in ("zone", "pzone") else None
 
     def actions(self) -> list:
         acts = [a for a in self.m.actions.values() if not a.respond_to]

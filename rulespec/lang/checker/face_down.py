@@ -36,40 +36,49 @@ class FaceDownPass:
     def warn_face_down_reads(self, a: A.ActionDecl) -> None:
         """Warn at each requirement (and each choice's 'where') that reads a card choice which
         may be picked face down: that condition does not apply to a face-down pick."""
-        chooser = {"owner"} if a in self.abilities else {"active"}
-        hidden = {}  # choice name -> the first zone it may pick from face down
-        for p in a.params:
-            if p.cond is not None:
-                self._warn_reads(p.cond, hidden, f"the 'where' of '{p.name}'")
-            if p.kind in ("card", "cards"):
-                zone = self.face_down_zone(p, chooser)
-                if zone is not None:
-                    hidden[p.name] = zone
-        if hidden:
-            for r in a.requires:
-                self._warn_reads(r.cond, hidden, "this requirement")
-
-    def _warn_reads(self, cond: A.Expr, hidden: dict, what: str) -> None:
-        read = _first_read(cond, set(hidden))
-        if read is not None:
-            zone = hidden[read.name]
-            self.warning(read.span, f"{what} reads '{read.name}', which may be a face-down card of {zone} (a zone "
-                                    f"the chooser may not see): it does not apply to a face-down pick",
+        for cond, what, read, zone in face_down_reads(a, a in self.abilities, self.zone_of):
+            self.warning(read.span, f"{what} reads '{read.name}', which may be a face-down card of {zone} (a "
+                                    f"zone the chooser may not see): it does not apply to a face-down pick",
                          f"test the card in the effect once it is drawn (if {read.name} ... {{ }}), "
                          f"or choose from cards the chooser sees")
 
-    def face_down_zone(self, p: A.ActionParam, chooser: set) -> Optional[str]:
-        """A zone of choice p's domain (as written) whose cards the chooser may not see, or None.
-        Lists of cards (a def's result) are taken as seen: only zones named directly count."""
-        for term in _terms(p.domain):
-            z = self.zone_of(term)
-            if z is None or z.visibility == "public":
-                continue
-            if z.visibility == "owner" and isinstance(term, A.Index) and isinstance(term.index, A.Name) \
-                    and term.index.name in chooser:
-                continue
-            return _source(term)
-        return None
+
+def face_down_reads(a: A.ActionDecl, carried: bool, zone_of) -> list:
+    """The conditions of an action that read a card choice which may be picked face down, as
+    (condition, what it is, the name read, the zone as written): a later choice's 'where' ("the
+    'where' of 't'") and the requirements ("this requirement").  carried: a card gives the action
+    (its chooser is then 'owner'); zone_of: expression -> its ZoneInfo, or None."""
+    chooser = {"owner"} if carried else {"active"}
+    hidden: dict = {}  # choice name -> the first zone it may pick from face down
+    out = []
+    for p in a.params:
+        if p.cond is not None and hidden:
+            read = _first_read(p.cond, set(hidden))
+            if read is not None:
+                out.append((p.cond, f"the 'where' of '{p.name}'", read, hidden[read.name]))
+        if p.kind in ("card", "cards"):
+            zone = face_down_zone(p, chooser, zone_of)
+            if zone is not None:
+                hidden[p.name] = zone
+    for r in a.requires if hidden else ():
+        read = _first_read(r.cond, set(hidden))
+        if read is not None:
+            out.append((r.cond, "this requirement", read, hidden[read.name]))
+    return out
+
+
+def face_down_zone(p: A.ActionParam, chooser: set, zone_of) -> Optional[str]:
+    """A zone of choice p's domain (as written) whose cards the chooser may not see, or None.
+    Lists of cards (a def's result) are taken as seen: only zones named directly count."""
+    for term in _terms(p.domain):
+        z = zone_of(term)
+        if z is None or z.visibility == "public":
+            continue
+        if z.visibility == "owner" and isinstance(term, A.Index) and isinstance(term.index, A.Name) \
+                and term.index.name in chooser:
+            continue
+        return _source(term)
+    return None
 
 
 def _terms(e: A.Expr) -> list:

@@ -654,10 +654,10 @@ class English:
         if p.kind == "use":
             return f"a card to use as {p.role} from {self.expr(p.domain)} (or a conversion to {p.role}){cond}"
         if p.kind == "card":
-            return f"a card from {self.expr(p.domain)}{cond}"
+            return f"a card from {self.expr(p.domain)}{cond}{by_position(p)}"
         size = f" ({self.expr(p.size)} of them)" if p.size is not None else ""
         total = f" whose {words(p.sum_of[0].name)} adds up to {self.expr(p.sum_of[1])}" if p.sum_of is not None else ""
-        return f"cards from {self.expr(p.domain)}{size}{total}"
+        return f"cards from {self.expr(p.domain)}{size}{total}{by_position(p)}"
 
     def _s_Prevent(self, s):
         return ["Prevent the event: nothing more happens for it."]
@@ -723,3 +723,12 @@ def _logs(b) -> list:
 
 def _cap(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
+
+
+def by_position(p: A.ActionParam) -> str:
+    """How a `by position` choice picks the cards its chooser cannot see, as a clause ("" without)."""
+    if not p.by_position:
+        return ""
+    if p.kind == "card":
+        return " (a face-down one is picked by its place: card 1 is the one put there first)"
+    return " (face-down ones are picked by their places: card 1 is the one put there first)"

@@ -11,7 +11,8 @@ import re
 from pathlib import Path
 
 from rulespec.lang import ast as A
-from rulespec.lang.english import English, words
+from rulespec.lang.checker.face_down import face_down_reads
+from rulespec.lang.english import English, by_position, words
 from rulespec.lang.graph import to_mermaid
 from rulespec.lang.model import Model
 
@@ -211,7 +212,7 @@ class Rulebook:
             return f"**{words(p.name)}**: " + ("yes or no" if p.kind == "bool" else e.choice(p))
         if p.kind == "card":
             return f"**{words(p.name)}**: a card from {e.expr(p.domain)}" + \
-                (f" such that {e.expr(p.cond)}" if p.cond else "")
+                (f" such that {e.expr(p.cond)}" if p.cond else "") + by_position(p)
         text = f"**{words(p.name)}**: cards from {e.expr(p.domain)}"
         if p.size is not None:
             text += f", {e.expr(p.size)} of them"
@@ -223,7 +224,7 @@ class Rulebook:
             text += f", whose {words(p.sum_of[0].name)} adds up to {e.expr(p.sum_of[1])}"
         if p.wild is not None:
             text += f"; cards such that {e.expr(p.wild[1])} are wild and may join them"
-        return text
+        return text + by_position(p)
 
     def _action(self, a: A.ActionDecl) -> list:
         e = self.en
@@ -235,13 +236,22 @@ class Rulebook:
         if a.offered_in:
             items.append("It may be taken in: " + ", ".join(words(ph.name) for ph in a.offered_in) + ".")
         if a.requires:
+            blind = {id(cond): read.name for cond, _, read, _ in
+                     face_down_reads(a, a in self.m.abilities, self._zone_of)}  # (docs/language.md, Face down)
             items += ["It is allowed only when:",
                       [f"{e.expr(r.cond)}" + (f" (otherwise: “{r.message}”)" if r.message else "")
+                       + (f", not checked when {words(blind[id(r.cond)])} is picked face down"
+                          if id(r.cond) in blind else "")
                        for r in a.requires]]
         if a.effect is not None:
             items += ["Effect:", e.body(a.effect)]
         out.append(_ul(items))
         return out
+
+    def _zone_of(self, e):
+        """The zone an expression names (its ZoneInfo), or None."""
+        ref = self.m.refs.get(e)
+        return ref[1] if ref and ref[0] in ("zone", "pzone") else None
 
     def actions(self) -> list:
         acts = [a for a in self.m.actions.values() if not a.respond_to]

@@ -60,10 +60,11 @@ def _formatter(prog: Program, p: CParam):
         if p.kind == "card":
             return lambda st, v: label(v, st.where[v]) if v < n_cards else card_text(prog, st, v, True)
         return lambda st, v: " + ".join([label(c, st.where[c]) if c < n_cards else card_text(prog, st, c, True)
-                                         for c in v])
+                                         for c in v]) or "nothing"  # the empty set of `size 0..N`
     if p.kind == "card":
         return lambda st, v: names[v] if v < n_cards else card_text(prog, st, v, False)
-    return lambda st, v: " + ".join([names[c] if c < n_cards else card_text(prog, st, c, False) for c in v])
+    return lambda st, v: " + ".join([names[c] if c < n_cards else card_text(prog, st, c, False)
+                                     for c in v]) or "nothing"  # the empty set of `size 0..N`
 
 
 def _format(prog: Program, p: CParam, st, v) -> str:

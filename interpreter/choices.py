@@ -200,7 +200,8 @@ def compile_choice(prog, s):
             raise RuleRuntimeError(f"'choose' asks {player_name(who) if who is None else who!r}, who is not a player "
                                    f"in the game", prog.path, span)
         options = choice_options(prog, cp, st, env, who)
-        if not options:
+        if not options or (cp.kind == "cards" and len(options) == 1 and not options[0]):
+            # no card to choose (`size 0..N` of an empty zone offers only the empty set)
             if not hidden_pool(prog, cp, st, env, who):
                 env[name] = nothing  # nothing to choose, as everyone can see
                 return None

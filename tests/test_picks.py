@@ -146,3 +146,28 @@ def test_the_rulebook_says_a_requirement_is_not_checked_on_a_face_down_pick():
            "picked face down" in text
     assert "(a face-down one is picked by its place: card 1 is the one put there first)" in text
     assert "cards from the active player's secret, 0 to 2 of them" in text
+
+
+EMPTY_SET_RULES = """
+game "Empty sets" { players 2..2  cards start in stock }
+zone stock: pile hidden
+zone table: pile public
+card "a" { copies: 2 }
+action take(cs: cards from table size 0..2) {
+  effect { move cs to stock  let more = choose active: cards from table size 0..2  log "chose {count(more)} more"  end game }
+}
+phase go { actions take  end when false  next go }
+"""
+
+
+@pytest.mark.parametrize("engine", ["compiled", "interpreted"])
+def test_the_empty_set_reads_nothing_and_alone_is_not_asked(tmp_path, engine):
+    """`size 0..N` of an empty public zone: the action reads "take nothing", and a choice whose
+    only set is the empty one is no choice at all (nothing to choose, as everyone can see)."""
+    path = tmp_path / "empty_sets.rules"
+    path.write_text(EMPTY_SET_RULES)
+    st = load(str(path), engine=engine).new_state(players=2, seed=0)
+    assert st.legal_action_strings() == ["take nothing"]
+    st.apply("take nothing")
+    assert st.is_terminal()
+    assert ["text", "chose 0 more"] in st.log

@@ -90,18 +90,21 @@ def card_classes(prog, p: CParam, st, env, who, name: str = None, prefilter: boo
         pvals, want = printed[0], printed[1](st, env)
         printed = (pvals, want)
     if p.zones is not None:  # zones and card lists: no (card, zone) pairs built
-        zones, slots = st.zones, prog.slots
+        zones = st.zones
         for is_zone, f in p.zones:
             if is_zone:
                 zi = f(st, env)
                 zone = zones[zi]
-                slot = slots[zi]
-                if not (slot.visibility == "public" or (slot.visibility == "owner" and slot.owner == who)
-                        or who is None or zi in st.revealed):
-                    if zone and name is None:
-                        by_class.setdefault(("face down", zi), []).extend([prog.card_count + zi] * len(zone))
-                        total += len(zone)
-                    continue
+                if not (who is None or st.can_see(zi, who)):
+                    # cards `who` sees on their own (a top card, cards they know) are offered by name
+                    seen_here = st.glimpsed_in(zi, who) if prog.glimpses else ()
+                    unseen = len(zone) - len(seen_here)
+                    if unseen and name is None:
+                        by_class.setdefault(("face down", zi), []).extend([prog.card_count + zi] * unseen)
+                        total += unseen
+                    if not seen_here:
+                        continue
+                    zone = seen_here
                 if name is not None:  # a 'use' choice: only the cards of that name
                     zone = [c for c in zone if names[c] == name]
                 if printed is not None:
@@ -207,7 +210,7 @@ def _group_pairs(prog, st, pairs, who, name, printed, by_class: dict, seen_zone:
         visible = seen_zone.get(zi)
         if visible is None:
             visible = seen_zone[zi] = st.can_see(zi, who)
-        if not visible:
+        if not visible and not (prog.glimpses and st.can_see_card(c, who)):
             if name is None:
                 by_class.setdefault(("face down", zi), []).append(prog.card_count + zi)
                 total += 1

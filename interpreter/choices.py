@@ -177,6 +177,9 @@ def hidden_pool(prog, p, st, env, who: int) -> bool:
     choice with nothing to pick is still asked, so that being asked tells nothing.)"""
     if p.kind not in ("card", "cards", "use") or p.domain is None:
         return False
+    if prog.glimpses:  # cards seen on their own (a top card, cards a player knows): card by card
+        see = st.can_see_card
+        return any(see(c, who) and any(not see(c, q) for q in range(st.n) if q != who) for c, _ in p.domain(st, env))
     for c, zi in p.domain(st, env):
         if st.can_see(zi, who) and any(not st.can_see(zi, q) for q in range(st.n) if q != who):
             return True
@@ -218,17 +221,18 @@ def compile_choice(prog, s):
     return choose
 
 
-def resolve_hidden(st, value, kind: str):
-    """Replace face-down markers in a chosen value by cards drawn at random from their zones."""
+def resolve_hidden(st, value, kind: str, who: Optional[int] = None):
+    """Replace face-down markers in a chosen value by cards drawn at random from their zones
+    (among the cards the chooser `who` does not see: those they see were offered by name)."""
     prog = st.prog
     if kind == "card":
-        return _draw_hidden(st, [value], [])[0] if is_marker(prog, value) else value
+        return _draw_hidden(st, [value], [], who)[0] if is_marker(prog, value) else value
     if kind == "cards" and any(is_marker(prog, c) for c in value):
-        return _draw_hidden(st, list(value), [c for c in value if not is_marker(prog, c)])
+        return _draw_hidden(st, list(value), [c for c in value if not is_marker(prog, c)], who)
     return value
 
 
-def _draw_hidden(st, cards: list, taken: list) -> list:
+def _draw_hidden(st, cards: list, taken: list, who: Optional[int]) -> list:
     prog = st.prog
     out = []
     taken = list(taken)
@@ -237,6 +241,8 @@ def _draw_hidden(st, cards: list, taken: list) -> list:
             out.append(c)
             continue
         zone = [x for x in st.zones[c - prog.card_count] if x not in taken]
+        if prog.glimpses and who is not None:
+            zone = [x for x in zone if not st.can_see_card(x, who)]
         if not zone:
             raise RuleRuntimeError(f"a face-down card of {prog.slots[c - prog.card_count].name} was chosen, "
                                    f"but none is left there", prog.path)

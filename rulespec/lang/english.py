@@ -498,6 +498,9 @@ class English:
 
     def _s_Look(self, s):
         who = self.expr(s.by) if s.by is not None else "the active player"
+        if s.lasting:
+            return [f"{_cap(who)} looks at {self.expr(s.cards)} (nobody else sees them), and keeps knowing each of "
+                    f"them until it next moves or its zone is shuffled."]
         return [f"{_cap(who)} looks at {self.expr(s.cards)} (nobody else sees them)."]
 
     def _s_Cancel(self, s):

@@ -40,7 +40,8 @@ def _mermaid(text):
 
 
 def _vis(v: str) -> str:
-    return {"public": "everyone", "owner": "its owner only", "hidden": "nobody"}[v]
+    return {"public": "everyone", "owner": "its owner only", "others": "every player but its owner",
+            "hidden": "nobody", "top": "everyone sees the top card, nobody the others"}[v]
 
 
 def _kind(k: str) -> str:

@@ -8,7 +8,10 @@ from __future__ import annotations
 from .. import types as T
 
 ZONE_KINDS = {"pile", "set", "plays"}
-ZONE_VISIBILITY = {"public", "owner", "hidden"}
+# who sees a zone's faces: everyone, its owner, every player but its owner (a hand held facing
+# away), nobody; and "top" (written `top public`: the top card seen by everyone, the rest by nobody)
+ZONE_VISIBILITY = {"public", "owner", "others", "hidden"}
+TOP_PUBLIC = ("top", "public")  # the two words of the top-public visibility (model visibility "top")
 QUANTIFIERS = {"any", "all", "count", "sum", "max", "min", "first", "collect", "argmax", "argmin"}
 # Limits that keep the engine's tables and action lists a sane size (the checker reports them as errors)
 MAX_PLAYERS = 100      # the engine makes max_players instances of every per-player zone

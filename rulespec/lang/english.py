@@ -498,10 +498,13 @@ class English:
 
     def _s_Look(self, s):
         who = self.expr(s.by) if s.by is not None else "the active player"
+        one = self._type(s.cards) == T.CARD
+        them = "it" if one else "them"
         if s.lasting:
-            return [f"{_cap(who)} looks at {self.expr(s.cards)} (nobody else sees them), and keeps knowing each of "
-                    f"them until it next moves or its zone is shuffled."]
-        return [f"{_cap(who)} looks at {self.expr(s.cards)} (nobody else sees them)."]
+            each = "it" if one else "each of them"
+            return [f"{_cap(who)} looks at {self.expr(s.cards)} (nobody else sees {them}), and keeps knowing {each} "
+                    f"until it next moves or its zone is shuffled."]
+        return [f"{_cap(who)} looks at {self.expr(s.cards)} (nobody else sees {them})."]
 
     def _s_Cancel(self, s):
         return [f"Cancel {self.expr(s.entry)}."]

@@ -24,7 +24,8 @@ class _Expectations:
         self.by_key = {"active": self.active, "phase": self.phase, "terminal": self.terminal, "vars": self.vars,
                        "zones": self.zones, "order": self.order, "plays": self.plays, "counts": self.counts,
                        "scores": self.scores, "winners": self.winners, "log_contains": self.log,
-                       "log_lacks": self.log, "sees": self.sees, "hidden": self.hidden}
+                       "log_lacks": self.log, "sees": self.sees, "hidden": self.hidden, "shown": self.glimpses,
+                       "knows": self.glimpses}
 
     @property
     def st(self):
@@ -43,7 +44,7 @@ class _Expectations:
         for key, knode, v in items:
             if key == "viewer":
                 continue
-            if key in ("sees", "hidden") and self.viewer is None:
+            if key in ("sees", "hidden", "shown", "knows") and self.viewer is None:
                 self.fail(knode, f"'{key}' needs a 'viewer: Pn' in the same expect")
             self.by_key[key](key, v)
 
@@ -184,6 +185,26 @@ class _Expectations:
             zi = self.terms.slot(zk, zn)
             if "cards" in obs.get(prog.slots[zi].name, {}):
                 self.fail(zn, f"{player_name(viewer)} sees the cards of {zk}, expected only a count")
+
+    def glimpses(self, key: str, v: yaml.Node):
+        """shown / knows: zone -> the cards the viewer sees on their own in a zone they see only as
+        a count (shown: revealed on their own, the top of a `top public` pile, known; knows: known
+        from a 'look ... until moved'), as the viewer's observation lists them."""
+        viewer, prog = self.viewer, self.st.prog
+        obs = self.st.observation(viewer)["zones"]
+        field = "shown" if key == "shown" else "known"
+        for zk, zkn, zv in self.read.mapping(v, key):
+            zi = self.terms.slot(zk, zkn)
+            entry = obs.get(prog.slots[zi].name, {})
+            if "cards" in entry:
+                self.fail(zkn, f"{player_name(viewer)} sees every card of {zk}, not only some")
+            want = self.terms.card_names(zv, f"zone '{zk}'")
+            cards = [c for c in self.st.zones[zi] if self.st.can_see_card(c, viewer)] if key == "shown" else \
+                [c for c in self.st.zones[zi] if viewer in self.st.known.get(c, ())]
+            missing, unexpected = self.terms.unmatched(want, cards)
+            if missing or unexpected or len(cards) != len(entry.get(field, [])):
+                self.mismatch(zv, f"the cards of {zk} {player_name(viewer)} "
+                                  f"{'sees on their own' if key == 'shown' else 'knows'}", want, entry.get(field, []))
 
     def log(self, key: str, v: yaml.Node):
         """log_contains / log_lacks: the log since the last position, as the viewer (if any) reads it."""

@@ -11,6 +11,7 @@ from rulespec.lang.diagnostics import did_you_mean
 from rulespec.tools.scenario.reading import POSITION_KEYS, REST_STAYS, STACK_ENTRY_KEYS
 from rulespec.tools.scenario.terms import _Terms
 
+from interpreter.compiler import player_name
 from interpreter.errors import EngineError
 from interpreter.state import CHECK, ENTER
 
@@ -46,6 +47,8 @@ class _Positions:
             self.set_vars(items["vars"][1])
         if "revealed" in items:
             self.set_revealed(items["revealed"][1])
+        if "known" in items:
+            self.set_known(items["known"][1])
         if "active" in items:
             st.active = self.terms.player(items["active"][1], "active")
         st.frames, st.pending = [], None  # a position starts afresh: no block is half run
@@ -89,6 +92,22 @@ class _Positions:
             except KeyError:
                 self.fail(cn, f"revealed: no other '{name}' card to show")
         st.shown = shown
+
+    def set_known(self, node: yaml.Node):
+        """known: player -> zone -> the cards of that zone the player knows (as 'look ... until
+        moved' leaves them), by name or label; replaces what every player knew."""
+        st, terms, read = self.session.st, self.terms, self.read
+        known: dict = {}
+        for key, knode, zones in read.mapping(node, "known"):
+            p = terms.player(knode, "a player in known")
+            for zk, zkn, cards in read.mapping(zones, f"known: {key}"):
+                zi = terms.slot(zk, zkn)
+                for name, cn in terms.card_list(cards, f"known: {key}: {zk}"):
+                    c = next((c for c in st.zones[zi] if terms.matches(name, c) and p not in known.get(c, ())), None)
+                    if c is None:
+                        self.fail(cn, f"known: no other '{name}' in {zk} for {player_name(p)} to know")
+                    known[c] = sorted([*known.get(c, []), p])
+        st.known = known
 
     def set_stack(self, node: yaml.Node):
         """stack: entries bottom first, each {effect, by, target, cards, fields, cancelled}; the
@@ -215,6 +234,7 @@ class _Positions:
             for c in z:
                 st.where[c] = zi
         st.plays = {zi: v for zi, v in st.plays.items() if zi in keep}
+        st.known = {c: seats for c, seats in st.known.items() if st.where[c] in keep}  # (placed cards moved)
         st.plays.update(new_plays)
         assert sum(len(z) for z in zones) == n_cards
 

@@ -130,7 +130,7 @@ class State(Observation, CopyOnWrite):
         # later: the zones of this move that are revealed now go into the entry (a later
         # reveal or conceal changes only later lines).  Usually none is: the entry stays short.
         # So do the cards seen on their own (glimpses): a top card, a card a player knew.
-        glimpses = self._glimpses(cards, dest, tops) if tops or self.known else None
+        glimpses = self._glimpses(cards, dest, tops) if tops is not None or self.known else None
         revealed = self.revealed
         then = [zi for zi in revealed if zi == dest or any(src == zi for _, src in moved)] if revealed else []
         if glimpses:

@@ -166,6 +166,22 @@ def test_revealed_reads_each_visibility(tmp_path):
     assert st.vars[st.prog.var_index["tally"]] == [1, 1]  # the top; the card P1 knows
 
 
+def test_sees_asks_the_engine_who_sees_a_card(tmp_path):
+    with pytest.raises(RulesError, match="who sees, in 'sees' must be player, not int"):
+        check_text(SMALL + "def bad(c: card): bool = sees(1, c)\n")
+    game = _small(tmp_path, SMALL + "def seen(p: player, c: card): bool = sees(p, c)\n")
+    st, slot = _position(game, {"pile": ["a", "b"], "hand[P1]": ["a"]})
+    below, top = st.zones[slot["pile"]]
+    held = st.zones[slot["hand[P1]"]][0]
+    seen = [[st.can_see_card(c, p) for p in range(2)] for c in (below, top, held)]
+    assert seen == [[False, False], [True, True], [False, True]]
+    for engine in ("compiled", "interpreted"):
+        g = interpreter.load(str(tmp_path / "small.rules"), engine=engine)
+        f = g.prog.expr(next(d for d in g.model.defs.values() if d.name == "seen").body)
+        w = interpreter.State.from_json(st.to_json(), g)
+        assert [[f(w, {"p": p, "c": c}) for p in range(2)] for c in (below, top, held)] == seen
+
+
 # ====================================================================== choices
 def test_a_choice_offers_the_top_card_and_known_cards_by_name_the_rest_face_down(tmp_path):
     st, slot = _position(_small(tmp_path), {"pile": ["a", "a", "b"], "hand[P1]": ["a", "b", "b"]})

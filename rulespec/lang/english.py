@@ -241,6 +241,7 @@ class English:
             "subsets": lambda: f"every subset of {args[0]}",
             "combinations": lambda: f"every set of {args[1]} of {args[0]}",
             "revealed": lambda: f"{args[0]} is face up for everyone",
+            "sees": lambda: f"{args[0]} sees the face of {args[1]}",
         }
         if f in table:
             return table[f]()

@@ -78,6 +78,7 @@ BUILTIN_FUNCS = {
     "tagged": "whether a stack entry's effect carries a tag (or is that effect)",
     "reversed": "a list in the opposite order",
     "revealed": "whether a card's face is shown to every player",
+    "sees": "whether a player sees a card's face now (its zone, or the card on its own)",
     "subsets": "every subset of a list (the empty one and the whole list too), smallest first",
     "combinations": "every subset of a list with exactly k items, in the list's order",
 }

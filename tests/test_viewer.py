@@ -107,7 +107,7 @@ def test_until_moved_is_read_and_told_in_english():
     text = to_markdown(model)
     assert "The active player looks at c (nobody else sees it), and keeps knowing it until it next moves" in text
     assert "| hand | each player | an ordered pile | every player but its owner |" in text
-    assert "| pile | shared | an ordered pile | everyone sees the top card, nobody the others |" in text
+    assert "| pile | shared | an ordered pile | everyone sees the top card, nobody the cards below it |" in text
 
 
 # ====================================================================== who sees which card

@@ -39,12 +39,16 @@ def face_down_holders(st, ab: CAbility, first_but=None) -> list:
     sees (in zone order).  Public: it says where face-down cards are, never which.
     first_but: a set of players: only the first such player not in it, if any."""
     zones, n, revealed, shown, out = st.zones, st.n, st.revealed, st.shown, []
+    glimpses = st.prog.glimpses
     seen = None  # the cards shown to all, as a set (made when first needed)
     for zi, p in ab.hidden:
         cards = zones[zi]
         if not cards or p >= n or p in out or zi in revealed:
             continue
-        if shown:  # (a card shown to all is not face down)
+        if glimpses:  # cards seen by all on their own (a top card, known to everyone)
+            if all(map(st.is_revealed, cards)):
+                continue
+        elif shown:  # (a card shown to all is not face down)
             if seen is None:
                 seen = set(shown)
             if seen.issuperset(cards):
@@ -65,7 +69,10 @@ def face_down_in(st, zones: frozenset) -> bool:
         cards = all_zones[zi]
         if not cards or slots[zi].visibility == "public" or zi in revealed:
             continue
-        if not shown or any(c not in shown for c in cards):
+        if st.prog.glimpses:
+            if not all(map(st.is_revealed, cards)):
+                return True
+        elif not shown or any(c not in shown for c in cards):
             return True
     return False
 

@@ -92,14 +92,12 @@ def card_classes(prog, p: CParam, st, env, who, name: str = None, prefilter: boo
         pvals, want = printed[0], printed[1](st, env)
         printed = (pvals, want)
     if p.zones is not None:  # zones and card lists: no (card, zone) pairs built
-        zones, slots = st.zones, prog.slots
+        zones = st.zones
         for is_zone, f in p.zones:
             if is_zone:
                 zi = f(st, env)
                 zone = zones[zi]
-                slot = slots[zi]
-                if not (slot.visibility == "public" or (slot.visibility == "owner" and slot.owner == who)
-                        or who is None or zi in st.revealed):
+                if not (who is None or st.can_see(zi, who)):
                     if zone:
                         total += hidden_zone_classes(prog, p, st, zi, who, name, printed, by_class)
                     continue

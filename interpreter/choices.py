@@ -180,6 +180,9 @@ def hidden_pool(prog, p, st, env, who: int) -> bool:
     choice with nothing to pick is still asked, so that being asked tells nothing.)"""
     if p.kind not in ("card", "cards", "use") or p.domain is None:
         return False
+    if prog.glimpses:  # cards seen on their own (a top card, cards a player knows): card by card
+        see = st.can_see_card
+        return any(see(c, who) and any(not see(c, q) for q in range(st.n) if q != who) for c, _ in p.domain(st, env))
     for c, zi in p.domain(st, env):
         if st.can_see(zi, who) and any(not st.can_see(zi, q) for q in range(st.n) if q != who):
             return True
@@ -222,7 +225,7 @@ def compile_choice(prog, s):
     return choose
 
 
-def resolve_hidden(st, value, kind: str, who: int):
+def resolve_hidden(st, value, kind: str, who: Optional[int] = None):
     """Replace face-down markers in a value `who` chose by the cards they stand for: the card at
     that place (`by position`), or one drawn at random among the zone's cards `who` cannot see."""
     prog = st.prog
@@ -233,7 +236,7 @@ def resolve_hidden(st, value, kind: str, who: int):
     return value
 
 
-def _draw_hidden(st, cards: list, taken: list, who: int) -> list:
+def _draw_hidden(st, cards: list, taken: list, who: Optional[int]) -> list:
     prog = st.prog
     out = []
     taken = list(taken)
@@ -249,7 +252,7 @@ def _draw_hidden(st, cards: list, taken: list, who: int) -> list:
                                        f"there now", prog.path)
             pick = zone[i]
         else:
-            zone = [x for x in zone if x not in taken and not st.can_see_card(x, who)]
+            zone = [x for x in zone if x not in taken and (who is None or not st.can_see_card(x, who))]
             if not zone:
                 raise RuleRuntimeError(f"{marker_text(prog, c)} was chosen, but none is left there", prog.path)
             pick = zone[Rng.below(st, len(zone))]

@@ -27,7 +27,6 @@ from .expressions import ExpressionCompiler
 from .markers import marker_text
 from .names import player_name
 from .program_parts import CAction, CConversion, CEffect, CParam, CPhase, CTrigger, ZoneSlot  # noqa: F401 (re-exported)
-from .rng import Rng
 from .owner_keys import cannot_fail, guard_parts, owner_key, zones_by_owner
 from .static_conditions import StaticAnalysis, conjuncts, split_static
 
@@ -81,6 +80,14 @@ class Program:
                     self.slots.append(ZoneSlot(len(self.slots), f"{z.name}[{player_name(p)}]", z.name, p,
                                                z.kind, z.visibility))
         self.plays_slots = frozenset(s.index for s in self.slots if s.kind == "plays")
+        # the piles whose top card everyone sees and the rest nobody (`top public`), and whether a
+        # player may see some cards of a zone they do not see (such a top, or cards they know
+        # from a 'look ... until moved'): then a choice offers those cards by name (cardsets.py)
+        self.top_slots = frozenset(s.index for s in self.slots if s.visibility == "top")
+        self.glimpses = bool(self.top_slots) or model.lasting_looks
+        # who sees a card is a matter of its zone's visibility, the owner's seat and what is
+        # revealed alone (the compiled listers' tables: public, or the seat of an owner zone)
+        self.zone_faces = not self.glimpses and all(s.visibility in ("public", "owner", "hidden") for s in self.slots)
         self.slot_zone = [s.zone for s in self.slots]  # zone instance -> declared zone name
         self.cache: dict = {}  # scratch space the engine fills lazily (e.g. action listing plans)
         # ---- variables
@@ -391,7 +398,7 @@ class Program:
         z = self.expr(s.zone)
 
         def shuffle(st, env):
-            Rng.shuffle(st, st.edit_zone(z(st, env)))
+            st.shuffle_zone(z(st, env))
         return shuffle
 
     def _s_Play(self, s):
@@ -533,8 +540,10 @@ class Program:
         cards = self._cards_of(s.cards)
         by = self.expr(s.by) if s.by is not None else (lambda st, env: st.active)
 
+        lasting = s.lasting
+
         def look(st, env):
-            st.log.append(["look", by(st, env), cards(st, env)])
+            st.look_at(cards(st, env), by(st, env), lasting)
         return look
 
     def _s_Cancel(self, s):

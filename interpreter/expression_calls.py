@@ -53,6 +53,8 @@ class _CallWriter:
         a = [self.expr(x) for x in args]
         if f == "revealed":
             return f"_revealed(st, {a[0]}, {self.site(e)})" if self.checked else f"st.is_revealed({a[0]})"
+        if f == "sees":
+            return f"_sees(st, {a[0]}, {a[1]}, {self.site(e)})" if self.checked else f"st.can_see_card({a[1]}, {a[0]})"
         if f in ("players_after", "players_from"):
             return f"_{f}({a[0]}, st.n)"
         if f == "next_player":

@@ -157,6 +157,12 @@ def _revealed(st, c, site) -> bool:
     return st.is_revealed(c)
 
 
+def _sees(st, p, c, site) -> bool:
+    if p is None or c is None:
+        _fail(site, f"'sees' of none instead of a {'player' if p is None else 'card'}")
+    return st.can_see_card(c, p)
+
+
 def _random(st, xs, site):
     if not xs:
         _fail(site, "random() of an empty list")
@@ -211,7 +217,7 @@ def _best_checked(pairs: list, better, kind: str, site):
 
 _HELPERS = {f.__name__: f for f in (
     _bounded_range, _players_after, _players_from, _best, _tagged, _prop, _play_field, _record_field,
-    _entry_field, _entry_data, _player_index, _item, _range, _negate, _div, _mod, _revealed, _random,
+    _entry_field, _entry_data, _player_index, _item, _range, _negate, _div, _mod, _revealed, _sees, _random,
     _extreme, _best_checked, _subsets, _join, _fold)}
 _ORDER = {"<": "_lt", "<=": "_le", ">": "_gt", ">=": "_ge"}
 _HELPERS.update({name: _ordered(op, getattr(operator, name[1:])) for op, name in _ORDER.items()})

@@ -19,14 +19,24 @@ class Observation:
     __slots__ = ()
 
     # ------------------------------------------------------------------ visibility
+    # Who sees which card: these four methods are the engine's one answer (choices, windows,
+    # triggers, observations, the log and the secrecy checks all ask them).  A zone's faces are
+    # seen by everyone (public), its owner (owner), every player but its owner (others) or
+    # nobody (hidden) -- unless it is revealed; a card may also be seen on its own: shown to
+    # everyone (reveal CARDS), the top card of a `top public` pile, or known to a player from a
+    # 'look ... until moved' (self.known: card -> the seats that know it, until it moves).
     def can_see(self, zi: int, viewer: Optional[int]) -> bool:
-        """May `viewer` (None = an omniscient observer) see the faces of the cards in zone zi?"""
+        """May `viewer` (None = an omniscient observer) see the faces of every card in zone zi?
+        (Cards seen on their own in a zone seen only as a count: can_see_card.)"""
         if viewer is None:
             return True
         slot = self.prog.slots[zi]
-        if slot.visibility == "public" or zi in self.revealed:
+        vis = slot.visibility
+        if vis == "public" or zi in self.revealed:
             return True
-        return slot.visibility == "owner" and slot.owner == viewer
+        if vis == "owner":
+            return slot.owner == viewer
+        return vis == "others" and slot.owner != viewer
 
     def could_see(self, zi: int, viewer: Optional[int], revealed_then) -> bool:
         """Could `viewer` see the faces of zone zi's cards when a log entry was written, the
@@ -34,19 +44,64 @@ class Observation:
         if viewer is None:
             return True
         slot = self.prog.slots[zi]
-        if slot.visibility == "public" or zi in revealed_then:
+        vis = slot.visibility
+        if vis == "public" or zi in revealed_then:
             return True
-        return slot.visibility == "owner" and slot.owner == viewer
+        if vis == "owner":
+            return slot.owner == viewer
+        return vis == "others" and slot.owner != viewer
 
     def can_see_card(self, c: int, viewer: Optional[int]) -> bool:
-        return c in self.shown or self.can_see(self.where[c], viewer)
+        """May `viewer` see card c's face now (its zone, or the card on its own)?"""
+        return c in self.shown or self.can_see(self.where[c], viewer) or self._glimpsed(c, viewer)
+
+    def _glimpsed(self, c: int, viewer: Optional[int]) -> bool:
+        """Is c, in a zone `viewer` does not see, seen on its own: known to them, or a top card?"""
+        known = self.known
+        if known and viewer in known.get(c, ()):
+            return True
+        zi = self.where[c]
+        return zi in self.prog.top_slots and self.zones[zi][-1] == c
 
     def is_revealed(self, c: int) -> bool:
-        """Is card c's face shown to every player (its zone public or revealed, or the card itself)?"""
+        """Is card c's face shown to every player: its zone public or revealed, the card shown on
+        its own or the top of a `top public` pile, or every player sees it (its zone, or
+        knowledge)?  A card in an `others` zone is not: its owner does not see it."""
         if c in self.shown:
             return True
         zi = self.where[c]
-        return self.prog.slots[zi].visibility == "public" or zi in self.revealed
+        vis = self.prog.slots[zi].visibility
+        if vis == "public" or zi in self.revealed:
+            return True
+        if vis == "top" and self.zones[zi][-1] == c:
+            return True
+        knowing = self.known.get(c) if self.known else None
+        return bool(knowing) and all(p in knowing or self.can_see(zi, p) for p in range(self.n))
+
+    def glimpsed_in(self, zi: int, viewer: Optional[int]) -> list:
+        """The cards of zone zi that `viewer`, who does not see the zone, sees on their own (shown
+        to everyone, its top card, cards they know), bottom to top."""
+        zone = self.zones[zi]
+        if not zone:
+            return []
+        shown, known = self.shown, self.known
+        top = zone[-1] if zi in self.prog.top_slots else None
+        if not shown and not known:
+            return [top] if top is not None else []
+        return [c for c in zone if c in shown or c == top or (known and viewer in known.get(c, ()))]
+
+    def saw_moved(self, e: list, viewer: Optional[int]) -> list:
+        """For each card of a move entry (in order): could `viewer` see it when it moved?  From
+        or into a zone they could see then, or seen on its own then (the entry's glimpses: the
+        top of a `top public` pile, a card they knew)."""
+        dest, then = e[1], (e[3] if len(e) > 3 else ())
+        glimpses = e[4] if len(e) > 4 else ()
+        if self.could_see(dest, viewer, then):
+            return [True] * len(e[2])
+        out = []
+        for c, src in e[2]:
+            out.append(self.could_see(src, viewer, then) or any(g[0] == c and viewer in g[1] for g in glimpses))
+        return out
 
     def _expect_seat(self, player, method: str) -> None:
         if player is not None and (not isinstance(player, int) or isinstance(player, bool)
@@ -65,6 +120,8 @@ class Observation:
         revealed, n, all_zones, all_plays = self.revealed, self.n, self.zones, self.plays
         where = self.where
         shown_in = {where[c] for c in shown_set}  # the zones holding cards shown on their own
+        glimpses, tops = prog.glimpses, prog.top_slots  # (a game may show a player some cards of a zone)
+        known_in = {where[c] for c, ps in self.known.items() if player in ps} if glimpses and self.known else ()
         zones = {}
         for zi, name, seen, plays in _zones_seen_by(prog, n, player):
             cards = all_zones[zi]
@@ -74,10 +131,8 @@ class Observation:
                     entry["plays"] = [[player_name(p), labels(self, cs)] for p, cs in all_plays[zi]]
             else:
                 entry = {"count": len(cards)}
-                if zi in shown_in:
-                    shown = labels(self, [c for c in cards if c in shown_set])
-                    if shown:
-                        entry["shown"] = shown
+                if zi in shown_in or (glimpses and cards and (zi in tops or zi in known_in)):
+                    self._glimpses_entry(entry, zi, player)
             zones[name] = entry
         return {
             "player": player_name(player),
@@ -91,6 +146,23 @@ class Observation:
             "legal_actions": self.legal_action_strings() if self.current_player == player else [],
             "stack": [self._entry_view(eid, player) for eid in self.stack],
         }
+
+    def _glimpses_entry(self, entry: dict, zi: int, viewer: Optional[int]) -> None:
+        """A zone seen as a count: the cards the viewer sees in it on their own ("shown", bottom to
+        top), and among them the top card of a `top public` pile ("top") and the cards the viewer
+        knows ("known")."""
+        glimpsed = self.glimpsed_in(zi, viewer)
+        if not glimpsed:
+            return
+        labels = self.prog.card_labels
+        entry["shown"] = labels(self, glimpsed)
+        if zi in self.prog.top_slots:
+            entry["top"] = self.prog.card_label(self, self.zones[zi][-1])
+        known = self.known
+        if known:
+            mine = [c for c in glimpsed if viewer in known.get(c, ())]
+            if mine:
+                entry["known"] = labels(self, mine)
 
     def _decision_view(self) -> Optional[dict]:
         """Who decides now and about what (the same for every viewer)."""
@@ -203,6 +275,8 @@ class Observation:
             return f"{player_name(e[1])}{sep}{e[2]}"
         if kind == "move":
             dest, moved = e[1], e[2]
+            if len(e) > 4:  # some cards were seen on their own (see saw_moved)
+                return self._render_glimpsed_move(e, viewer)
             then = e[3] if len(e) > 3 else ()  # the zones revealed when the cards moved
             if len(moved) == 1:  # one card (most moves): the lines below, without grouping
                 c, src = moved[0]
@@ -241,6 +315,22 @@ class Observation:
                 (", ".join(player_name(p) for p in e[1]) or "nobody")
         return ""
 
+    def _render_glimpsed_move(self, e: list, viewer: Optional[int]) -> str:
+        """A move some of whose cards were seen on their own: each source's cards the viewer saw
+        by name, the others as a count ("red 3 + 2 cards from discard")."""
+        slots, label = self.prog.slots, self.prog.card_label
+        by_src: dict = {}
+        for (c, src), seen in zip(e[2], self.saw_moved(e, viewer)):
+            by_src.setdefault(src, []).append((c, seen))
+        parts = []
+        for src, cs in by_src.items():
+            named = [label(self, c) for c, seen in cs if seen]
+            unseen = len(cs) - len(named)
+            if unseen:
+                named.append(f"{unseen} card{'s' if unseen != 1 else ''}")
+            parts.append(f"{' + '.join(named)} from {slots[src].name}")
+        return f"   moved {', '.join(parts)} to {slots[e[1]].name}"
+
 
 # the log entries whose line _render writes the same for every viewer (an "action" too, unless
 # it names the players who may read it)
@@ -266,7 +356,8 @@ def _zones_seen_by(prog, n: int, player: Optional[int]) -> list:
     plan = plans.get((n, player))
     if plan is None:
         plan = plans[(n, player)] = [
-            (zi, name, player is None or visibility == "public" or (visibility == "owner" and owner == player), plays)
+            (zi, name, player is None or visibility == "public" or (visibility == "owner" and owner == player)
+             or (visibility == "others" and owner != player), plays)
             for zi, name, owner, visibility, plays in _zone_plan(prog) if owner is None or owner < n]
     return plan
 

@@ -65,7 +65,7 @@ def _action(e, val) -> bool:
 
 
 def _move(e, val) -> bool:
-    if not (3 <= len(e) <= 4 and _zone(e[1], val) and type(e[2]) is list and e[2]):
+    if not (3 <= len(e) <= 5 and _zone(e[1], val) and type(e[2]) is list and e[2]):
         return False
     count, zones = val.card_count, val.zone_count
     for m in e[2]:
@@ -75,9 +75,25 @@ def _move(e, val) -> bool:
     if len(e) == 3:
         return True
     # the zones among the destination and the sources that were revealed when the cards moved
+    # (none, when the entry goes on to its glimpses)
     shown = e[3]
-    return type(shown) is list and shown and \
-        all(_number(z) and (z == e[1] or any(m[1] == z for m in e[2])) for z in shown) and len(set(shown)) == len(shown)
+    if not (type(shown) is list and (shown or len(e) == 5) and len(set(shown)) == len(shown) and
+            all(_number(z) and (z == e[1] or any(m[1] == z for m in e[2])) for z in shown)):
+        return False
+    return len(e) == 4 or _glimpses(e[4], e[2], val)
+
+
+def _glimpses(glimpses, moved: list, val) -> bool:
+    """[[card, [seat, ...]], ...]: cards of the move seen on their own, each once, by the players
+    listed (in seat order, each once)."""
+    if type(glimpses) is not list or not glimpses:
+        return False
+    cards = [m[0] for m in moved]
+    for g in glimpses:
+        if not (type(g) is list and len(g) == 2 and g[0] in cards and _players(g[1], val) and g[1]
+                and g[1] == sorted(g[1])):
+            return False
+    return len({g[0] for g in glimpses}) == len(glimpses)
 
 
 def _reveal(e, val) -> bool:
@@ -117,7 +133,8 @@ ENTRY_KINDS = {
                         '[the players who may read it, in seat order]]'),
     "move": (_move, '["move", zone, [[card, zone], ...]] with at least one card, or '
                     '["move", zone, [[card, zone], ...], [revealed zone, ...]] whose revealed zones are '
-                    'distinct and among the destination and the sources'),
+                    'distinct and among the destination and the sources, or that and '
+                    '[[card, [player, ...]], ...] naming cards of the move and who saw each'),
     "reveal": (_reveal, '["reveal", zone, [card, ...]]'),
     "reveal_card": (_reveal_card, '["reveal_card", card]'),
     "look": (_look, '["look", player or null, [card, ...]]'),

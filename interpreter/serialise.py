@@ -46,6 +46,8 @@ def state_to_dict(st) -> dict:
         "history": st.history, "log": st.log,
         "stack": st.stack, "entries": st.entries, "next_entry": st.next_entry, "turn_active": st.turn_active,
         "frames": st.frames, "pending": st.pending,
+        # what players know of cards they do not see ('look ... until moved'): only when some do
+        **({"known": [[c, st.known[c]] for c in sorted(st.known)]} if st.known else {}),
     }
 
 
@@ -202,9 +204,25 @@ class _Validator:
         sh = d["shown"]
         self.need(isinstance(sh, list) and all(_is_int(c) and 0 <= c < prog.card_count for c in sh)
                   and len(set(sh)) == len(sh), "'shown' must be a list of cards, each once")
+        if "known" in d:
+            self.known(d["known"])
         check_log(d["log"], self)
         self.player(d["turn_active"], "'turn_active'")
         check_frames(self)
+
+    def known(self, known) -> None:
+        """'known': [[card, [seat, ...]], ...], each card once, its seats distinct and in order."""
+        shape = "'known' must be a list of [card, [player, ...]] pairs, each card once, its players in seat order"
+        self.need(isinstance(known, list) and known, shape)
+        cards = set()
+        for pair in known:
+            self.need(isinstance(pair, list) and len(pair) == 2 and isinstance(pair[1], list) and pair[1], shape)
+            c, seats = pair
+            self.int_in(c, 0, self.card_count, "a known card")
+            self.need(c not in cards and seats == sorted(set(seats)) and all(map(_is_int, seats)), shape)
+            for p in seats:
+                self.player(p, "a player who knows a card", nullable=False)
+            cards.add(c)
 
     def options(self, opts) -> None:
         model = self.game.model

@@ -29,7 +29,7 @@ from .events import emit_now
 from .frames import AFTER_RESPONSE_BLOCK, WINDOWS_BLOCK
 from .machine import run
 from .observation import Observation
-from .rng import seed_state
+from .rng import Rng, seed_state
 from .static_conditions import options_for
 from .serialise import StateFormatError, parse_state_text, state_json, state_to_dict, validate_state_dict
 from .choices import resolve_hidden
@@ -55,7 +55,7 @@ def use_rules_loader(load) -> None:
 
 class State(Observation, CopyOnWrite):
     __slots__ = ("game", "prog", "n", "seed", "opts", "vars", "zones", "where", "plays", "active",
-                 "phase", "stage", "rng", "terminal", "winners_", "revealed", "shown", "log", "history",
+                 "phase", "stage", "rng", "terminal", "winners_", "revealed", "shown", "known", "log", "history",
                  "stack", "entries", "next_entry", "turn_active", "frames", "pending",
                  "_legal", "_legal_map", "_memo", "cov",
                  "_log_n", "_history_n", "_own", "_fshared")  # what a clone shares (copy_on_write.py)
@@ -83,6 +83,7 @@ class State(Observation, CopyOnWrite):
         st.winners_ = None
         st.revealed = []
         st.shown = []
+        st.known = {}
         st.log = []
         st.history = []
         st._legal = None
@@ -111,6 +112,7 @@ class State(Observation, CopyOnWrite):
         if not cards:
             return
         zones, where, plays_slots, own = self.zones, self.where, self.prog.plays_slots, self._own
+        tops = self._tops_of(cards) if self.prog.top_slots else None
         moved = []
         for c in cards:
             src = where[c]
@@ -127,13 +129,61 @@ class State(Observation, CopyOnWrite):
         # A log line shows what its viewers could see when it happened, never what they see
         # later: the zones of this move that are revealed now go into the entry (a later
         # reveal or conceal changes only later lines).  Usually none is: the entry stays short.
+        # So do the cards seen on their own (glimpses): a top card, a card a player knew.
+        glimpses = self._glimpses(cards, dest, tops) if tops is not None or self.known else None
         revealed = self.revealed
-        if revealed:
-            then = [zi for zi in revealed if zi == dest or any(src == zi for _, src in moved)]
-            if then:
-                self.log.append(["move", dest, moved, then])
-                return
-        self.log.append(["move", dest, moved])
+        then = [zi for zi in revealed if zi == dest or any(src == zi for _, src in moved)] if revealed else []
+        if glimpses:
+            self.log.append(["move", dest, moved, then, glimpses])
+        elif then:
+            self.log.append(["move", dest, moved, then])
+        else:
+            self.log.append(["move", dest, moved])
+
+    def _tops_of(self, cards: list) -> dict:
+        """The top card, before a move, of each `top public` pile the cards leave."""
+        zones, where, tops = self.zones, self.where, self.prog.top_slots
+        return {zi: zones[zi][-1] for zi in {where[c] for c in cards} if zi in tops}
+
+    def _glimpses(self, cards: list, dest: int, tops: Optional[dict]) -> list:
+        """[[card, seats who saw it], ...] of a move's cards seen on their own: a card taken from the
+        top of a `top public` pile or left on top of one (by everyone), a card a player knew (by
+        them).  Moving ends what players knew of the cards: they know them "until moved"."""
+        seen: dict = {}
+        everyone = tuple(range(self.n))
+        if tops:
+            for c in tops.values():
+                if c in cards:
+                    seen[c] = everyone
+        to = self.zones[dest]
+        if dest in self.prog.top_slots and to[-1] in cards:
+            seen[to[-1]] = everyone
+        known = self.known
+        if known:
+            for c in cards:
+                knowing = known.pop(c, None)
+                if knowing:
+                    seen[c] = tuple(sorted(set(seen.get(c, ())) | set(knowing)))
+        return [[c, list(seen[c])] for c in cards if c in seen]
+
+    def shuffle_zone(self, zi: int) -> None:
+        """Shuffle a zone: whoever knew one of its cards can no longer tell where it is."""
+        Rng.shuffle(self, self.edit_zone(zi))
+        known = self.known
+        if known:
+            for c in self.zones[zi]:
+                known.pop(c, None)
+
+    def look_at(self, cards: list, who: Optional[int], lasting: bool) -> None:
+        """`who` sees the faces of the cards (the log shows the others how many); lasting: and
+        knows each of them until it next moves ('look ... until moved')."""
+        self.log.append(["look", who, cards])
+        if lasting and who is not None:
+            known = self.known
+            for c in cards:
+                knowing = known.get(c, [])
+                if c is not None and who not in knowing:
+                    known[c] = sorted([*knowing, who])  # a new list: clones share the old one
 
     def _unrecord_play(self, zi: int, c: int) -> None:
         plays = self.plays.get(zi, [])
@@ -515,8 +565,7 @@ class State(Observation, CopyOnWrite):
     def _mask_decision(self, mark: int, cards: list) -> None:
         """A decision's text names cards: once it is carried out, only the players who can see
         all of them may read it in the log (the others read that a choice was made)."""
-        slots, where, shown, revealed = self.prog.slots, self.where, self.shown, self.revealed
-        if all(slots[where[c]].visibility == "public" or c in shown or where[c] in revealed for c in cards):
+        if all(map(self.is_revealed, cards)):
             return  # the usual case: they went to a public zone
         entry = self.log[mark]
         who = entry[1]
@@ -572,6 +621,7 @@ class State(Observation, CopyOnWrite):
         st.winners_ = list(self.winners_) if self.winners_ is not None else None
         st.revealed = self.revealed[:]
         st.shown = self.shown[:]
+        st.known = dict(self.known) if self.known else {}  # (its lists are never changed in place)
         st.stack = self.stack[:]
         entries = self.entries
         st.entries = [[e[0], e[1], e[2], e[3], list(e[4]), e[5], e[6], _deep(e[7])] for e in entries] if entries else []
@@ -620,6 +670,7 @@ class State(Observation, CopyOnWrite):
                 where[c] = zi
         st.plays = {int(k): v for k, v in d["plays"].items()}
         st.revealed, st.shown, st.terminal = d["revealed"], d["shown"], d["terminal"]
+        st.known = {c: seats for c, seats in d.get("known", ())}
         st.winners_ = d["winners"]
         st.history, st.log = d["history"], d["log"]
         st.stack, st.entries = d["stack"], d["entries"]
@@ -646,6 +697,7 @@ def _copy_of_state_dict(d: dict) -> dict:
     return {**d, "vars": [_deep(v) for v in d["vars"]], "zones": [list(z) for z in d["zones"]],
             "plays": {k: [[p, list(cs)] for p, cs in v] for k, v in d["plays"].items()},
             "revealed": list(d["revealed"]), "shown": list(d["shown"]),
+            **({"known": [[c, list(seats)] for c, seats in d["known"]]} if "known" in d else {}),
             "winners": list(d["winners"]) if d["winners"] is not None else None,
             "history": list(d["history"]), "log": list(d["log"]), "stack": list(d["stack"]),
             "entries": [_deep(e) for e in d["entries"]], "frames": [[f[0], f[1], _deep(f[2])] for f in d["frames"]],

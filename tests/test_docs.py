@@ -122,7 +122,7 @@ def english_faults(prose: str, names: set[str]) -> list[str]:
         for m in re.finditer(pattern, prose):
             faults.append(f"{what}: ...{prose[max(0, m.start() - 60):m.end() + 20]}...")
     from rulespec.lang.english_words import is_plural_word
-    for m in re.finditer(r"(?<!of )\b(?:[Tt]he|\w+'s) (\w+) is\b", prose):  # "the hints is", "p's points is"
+    for m in re.finditer(r"(?<!of )(?<!in )\b(?:[Tt]he|\w+'s) (\w+) is\b", prose):  # "the hints is", "p's points is"
         if is_plural_word(m.group(1)):
             faults.append(f"agreement: ...{m.group(0)}...")
     for m in re.finditer(rf"^\s*- ([A-Z][\w ]*?)(?:'s)? ({SUBJECT_VERBS})\b", prose, flags=re.M):

@@ -325,7 +325,7 @@ def _grammar_keywords() -> set:
     """The quoted words of grammar.lark (outside comments) and the words of its keyword patterns."""
     code = "\n".join(line.split("//")[0] for line in GRAMMAR.splitlines())
     words = set(re.findall(r'"([A-Za-z_]+)"', code))
-    for name in ("QUANT", "TIES"):
+    for name in ("QUANT", "TIES", "UNTIL_MOVED"):
         pattern = re.search(rf"^{name}[.\d]*:\s*/(.*)/\s*$", code, re.M).group(1)
         words |= set(re.findall(r"[a-z]{2,}", re.sub(r"\\[sbw]", " ", pattern)))
     return words

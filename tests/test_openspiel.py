@@ -47,6 +47,8 @@ def _random_play(state, rng, steps):
     # random Uno players draw at will: one hand runs to thousands of decisions, so the games
     # are cut at 400 (truncated: no winner) -- the checks are the same at every step
     ("games/uno.rules", 4, 2, {"target": 1, "max_decisions": 400}),
+    # hands held facing away, a top-public discard pile, lasting hints: the "tops" piece too
+    ("tests/rules/viewer_lab.rules", 3, 3, {}),
 ])
 def test_random_sim_test(path, players, sims, options):
     # serialize=False: pyspiel's SerializeGameAndState asks a SAMPLED_STOCHASTIC game for its

@@ -274,8 +274,9 @@ def test_observations_and_views_do_not_change_with_cards_the_agent_cannot_see():
 
 @pytest.mark.parametrize("path,players,every,steps", [("games/crazy_eights.rules", 4, 5, 60),
                                                        ("games/charuma.rules", 4, 5, 60),
-                                                       ("games/sanguosha.rules", 6, 15, 120)],
-                         ids=["crazy_eights", "charuma", "sanguosha"])
+                                                       ("games/sanguosha.rules", 6, 15, 120),
+                                                       ("tests/rules/viewer_lab.rules", 3, 1, 40)],
+                         ids=["crazy_eights", "charuma", "sanguosha", "viewer_lab"])
 def test_render_shows_the_agent_to_act_what_they_see_and_no_hidden_card(path, players, every, steps):
     e = env(path, players=players, render_mode="ansi")
     e.reset(seed=2)

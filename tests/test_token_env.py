@@ -1,5 +1,6 @@
 """Any rules file as a sequence of integer decisions (rulespec/tools/ai/action_codes.py, token_env.py,
 obs_tensor.py): the layer the OpenSpiel and PettingZoo adapters stand on."""
+import itertools
 import json
 import random
 
@@ -177,6 +178,44 @@ def test_the_tensor_does_not_change_with_cards_the_player_cannot_see():
     assert tg.encoder.encode(ts, 0) == tg.encoder.encode(other, 0)
     assert tg.encoder.encode(ts, 2, True) == tg.encoder.encode(other, 2, True)
     assert tg.encoder.encode(ts, 1) != tg.encoder.encode(other, 1)
+
+
+def test_the_tensor_of_a_hand_held_facing_away_and_of_a_top_public_pile():
+    """viewer_lab: P1's own hand ('others') is unseen by P1, seen by P2; the discard pile ('top
+    public') shows its top card, in the "tops" piece too; a re-deal of P1's own hand does not
+    change P1's tensor."""
+    game = load("tests/rules/viewer_lab.rules")
+    tg = TokenGame(game, 2)
+    enc = tg.encoder
+    assert enc.top_names == ["discard"] and ("tops", enc.k) in enc.describe()
+    ts = tg.new_state(1)
+    d = json.loads(ts.state.to_json())
+    slot = {s.name: s.index for s in game.prog.slots}
+    names = game.prog.card_names
+    d["zones"][slot["discard"]] = [d["zones"][slot["deck"]].pop(), d["zones"][slot["deck"]].pop()]
+    from interpreter import State
+    from rulespec.tools.ai.token_env import TokenState
+    at = dict(zip([n for n, _ in enc.describe()], itertools.accumulate([0] + [s for _, s in enc.describe()])))
+
+    def row(v, zone):
+        i = enc.zone_names.index(zone) * (enc.k + 2)
+        return v[at["zones"] + i: at["zones"] + i + enc.k + 2]
+    st = State.from_json(d, game)
+    v1, v2 = enc.encode(TokenState(tg, st), 0), enc.encode(TokenState(tg, st), 1)
+    hand = row(v1, "hand[P1]")
+    assert sum(hand[:enc.k]) == 0 and hand[enc.k] == 3 and hand[enc.k + 1] == 0.0
+    assert sum(row(v2, "hand[P1]")[:enc.k]) == 3 and row(v2, "hand[P1]")[enc.k + 1] == 1.0
+    top = names[d["zones"][slot["discard"]][-1]]
+    pile = row(v1, "discard")
+    assert pile[enc.label_index[top]] == 1.0 and sum(pile[:enc.k]) == 1 and pile[enc.k] == 1
+    tops = v1[at["tops"]: at["tops"] + enc.k]
+    assert tops[enc.label_index[top]] == 1.0 and sum(tops) == 1
+    # swap a card of P1's hand with a deck card of another name: unseen by P1, seen by P2
+    hand_cards, deck = d["zones"][slot["hand[P1]"]], d["zones"][slot["deck"]]
+    j = next(j for j, c in enumerate(deck) if names[c] != names[hand_cards[0]])
+    hand_cards[0], deck[j] = deck[j], hand_cards[0]
+    other = State.from_json(d, game)
+    assert enc.encode(TokenState(tg, other), 0) == v1 and enc.encode(TokenState(tg, other), 1) != v2
 
 
 def test_the_prefix_is_seen_by_the_player_choosing_only():

@@ -956,3 +956,40 @@ def test_html_in_names_and_log_lines_stays_text_in_the_browser(browser, hostile)
     assert f"Duel {HOSTILE}" in page.inner_text("h1") and page.evaluate(INJECTED) == [True, 0]
     assert not w.errors, w.errors
     page.close()
+
+
+VIEWER_LAB = str(ROOT / "tests" / "rules" / "viewer_lab.rules")
+VIEWER_SEEDS = (1, 1)  # the game's shuffle and P1's clicks: P2 hints P1, and cards are discarded
+
+
+def test_a_hand_held_facing_away_and_a_top_public_pile_in_the_browser(browser):
+    """Visibility per viewer on the page: P1's own hand ('others') is a count, the other hand its
+    faces; the discard pile ('top public') shows its top card; a card P1 knows from a hint is
+    marked as known.  The page never shows what P1 cannot see (secrecy_problems)."""
+    app = make_app(interpreter.load(VIEWER_LAB))
+    with running(app) as base:
+        w = Watched(browser)
+        page = w.page
+        key = _start_game(w, base, VIEWER_SEEDS[0])
+        session = _session(app, key)
+        rng = random.Random(VIEWER_SEEDS[1])
+        seen = set()  # the labels drawn: "top", "you know"
+        decisions = 0
+        while not session.state.is_terminal():
+            content = w.content()
+            problems = secrecy_problems(session.state, 0, content, w.sent)
+            assert not problems, f"after {decisions} of P1's decisions: " + "; ".join(problems)
+            w.sent.clear()
+            own = page.inner_text("[data-zone='hand[P1]']")
+            assert "hidden card" in own or "empty" in own, own
+            for label in ("top:", "you know:"):
+                if label in page.inner_text("#zones"):
+                    seen.add(label)
+            actions = page.eval_on_selector_all("button.action", "bs => bs.map(b => b.dataset.action)")
+            assert sorted(actions) == sorted(session.state.observation(0)["legal_actions"]) and actions
+            _click_action(page, rng.choice(actions))
+            decisions += 1
+            assert decisions < 200
+        assert seen == {"top:", "you know:"}, f"only {seen} came to the page: pick other seeds"
+        assert not w.errors, w.errors
+        page.close()

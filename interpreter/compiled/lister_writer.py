@@ -224,9 +224,10 @@ class _Writer:
         return [j for j, p in enumerate(self.act.params) if p.name in names]
 
     def simple_card(self, i: int) -> bool:
+        """A card from one zone, whose faces the tables say who sees (else: the reference's sets)."""
         p, ap = self.act.params[i], self.decl.params[i]
         return p.kind == "card" and p.zones is not None and len(p.zones) == 1 and p.zones[0][0] \
-            and not p.multi_zone and self.prog.type_of(ap.domain).name == "zone"
+            and not p.multi_zone and self.prog.type_of(ap.domain).name == "zone" and self.prog.zone_faces
 
     def param(self, i: int, d: int, listed: bool = False) -> None:
         """The loop of parameter i, and inside it the parameters after it (or the action);

@@ -408,7 +408,7 @@ class _Writer:
 
     def _Shuffle(self, s, ind, loops):
         z = self.value(s.zone)
-        self.guarded(s, ind, [z], [(0, f"_Rng.shuffle(st, st.edit_zone({z[0]}))")])
+        self.guarded(s, ind, [z], [(0, f"st.shuffle_zone({z[0]})")])
 
     def _Play(self, s, ind, loops):
         cs, d = self.cards_of(s.cards), self.value(s.dest)
@@ -568,7 +568,7 @@ class _Writer:
             by = "st.active"
         cs = self.cards_of(s.cards)
         values.append(cs)
-        self.guarded(s, ind, values, [(0, f"st.log.append(['look', {by}, {cs[0]}])")])
+        self.guarded(s, ind, values, [(0, f"st.look_at({cs[0]}, {by}, {s.lasting})")])
 
     def _Cancel(self, s, ind, loops):
         e = self.value(s.entry)

@@ -337,10 +337,12 @@ class StackStmt(Stmt):
 
 @node
 class Look(Stmt):
-    """``look CARDS [by PLAYER]``: one player sees the faces of some cards (nobody else does)."""
+    """``look CARDS [by PLAYER] [until moved]``: one player sees the faces of some cards (nobody
+    else does); ``until moved``: and keeps seeing each until it next moves (lasting knowledge)."""
     cards: Expr
     by: Optional[Expr]
     span: Span
+    lasting: bool = False
 
 
 @node

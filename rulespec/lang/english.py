@@ -367,6 +367,7 @@ class English:
             "subsets": lambda: f"every subset of {args[0]}",
             "combinations": lambda: f"every set of {args[1]} of {args[0]}",
             "revealed": lambda: f"{args[0]} {self.verb(e.args[0], 'is')} face up for everyone",
+            "sees": lambda: f"{args[0]} sees the face of {args[1]}",
         }
         if f in table:
             return table[f]()
@@ -682,10 +683,15 @@ class English:
 
     def _s_Look(self, s):
         who = self.subject(s.by) if s.by is not None else "The active player"
-        them = "them" if T.is_list(self._type(s.cards)) and not self._one_card(s.cards) else "it"
+        one = not T.is_list(self._type(s.cards)) or self._one_card(s.cards)
+        them = "it" if one else "them"
         # in a loop over players, each of them looks: "nobody else" would be false
         looped = s.by is not None and any(n.name in self._loops for n in self._locals(s.by))
         others = f"only the players who look see {them}" if looped else f"nobody else sees {them}"
+        if s.lasting:
+            each = "it" if one else "each of them"
+            return [f"{who} looks at {self.expr(s.cards)} ({others}), and keeps knowing {each} "
+                    f"until it next moves or its zone is shuffled."]
         return [f"{who} looks at {self.expr(s.cards)} ({others})."]
 
     def _s_Cancel(self, s):

@@ -121,7 +121,7 @@ class ZoneInfo:
     name: str
     per_player: bool
     kind: str        # "pile" (ordered), "set" (unordered) or "plays" (a record of plays)
-    visibility: str  # "public", "owner" or "hidden"
+    visibility: str  # "public", "owner", "others" (all but its owner), "hidden" or "top" (`top public`)
     doc: Optional[str]
     decl: A.ZoneDecl
 
@@ -171,6 +171,7 @@ class Model:
     abilities: dict = attrs.field(factory=dict)    # declaration -> Ability (items carried by cards)
     label: Optional[A.ScoreClause] = None          # how a card is shown
     limit: Optional[A.Limit] = None                # the rules' bound on a game's length (decisions)
+    lasting_looks: bool = False                    # a 'look ... until moved' gives lasting knowledge of cards
 
     def type_of(self, node) -> Type:
         return self.types[node]

@@ -107,7 +107,7 @@ class StatementsToAst(Transformer_NonRecursive):
         return A.Reveal(c[0], False, _span_of_meta(meta))
 
     def look_stmt(self, meta, c):
-        return A.Look(c[0], c[1], _span_of_meta(meta))
+        return A.Look(c[0], c[1], _span_of_meta(meta), c[2] is not None)
 
     def cancel_stmt(self, meta, c):
         return A.Cancel(c[0], _span_of_meta(meta))

@@ -41,7 +41,8 @@ def _mermaid(text):
 
 
 def _vis(v: str) -> str:
-    return {"public": "everyone", "owner": "its owner only", "hidden": "nobody"}[v]
+    return {"public": "everyone", "owner": "its owner only", "others": "every player but its owner",
+            "hidden": "nobody", "top": "everyone sees the top card, nobody the cards below it"}[v]
 
 
 def _kind(k: str) -> str:

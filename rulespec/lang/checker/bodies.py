@@ -69,6 +69,11 @@ class BodiesPass:
                     if info is not None and not info.per_player:
                         self.error(z.span, f"zone '{z.name}' is shared: a card there has no owner to give abilities to",
                                    "name a per-player zone (while in equip, where equip is declared equip[player])")
+                    elif info is not None and info.visibility == "others":
+                        # its owner would use, or be asked about, a card whose face they cannot see
+                        self.error(z.span, f"zone '{z.name}' is seen by every player but its owner, who cannot "
+                                           f"use the abilities of cards they do not see",
+                                   "give abilities in zones their owner sees (owner or public)")
                 if group.when is not None:
                     self.expect(group.when, self.expr(group.when, {"owner": T.PLAYER, "self": T.CARD}), T.BOOL,
                                 "when the abilities work")

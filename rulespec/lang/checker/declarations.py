@@ -9,7 +9,7 @@ from .. import types as T
 from ..diagnostics import did_you_mean
 from ..model import Ability, CardInfo, EnumInfo, OptionInfo, PropertyInfo, VarInfo, ZoneInfo
 from .vocabulary import (BUILTIN_EVENTS, BUILTIN_FUNCS, BUILTIN_NAMES, MAX_CARDS, MAX_PLAYERS, QUANTIFIERS,
-                         ZONE_KINDS, ZONE_VISIBILITY)
+                         TOP_PUBLIC, ZONE_KINDS, ZONE_VISIBILITY)
 
 
 class DeclarationsPass:
@@ -178,25 +178,43 @@ class DeclarationsPass:
 
     def zone_info(self, d: A.ZoneDecl) -> ZoneInfo:
         kind, vis = "pile", "public"
-        seen_kind = seen_vis = False
-        for a in d.attrs:
-            if a.name in (kind if seen_kind else None, vis if seen_vis else None):
-                self.error(a.span, f"zone '{d.name}' says '{a.name}' twice")
-            elif a.name in ZONE_KINDS:
+        seen_kind = seen_vis = None  # the attribute that said it (for its position)
+        attrs = list(d.attrs)
+        i = 0
+        while i < len(attrs):
+            a = attrs[i]
+            word = a.name
+            if word == TOP_PUBLIC[0] and i + 1 < len(attrs) and attrs[i + 1].name == TOP_PUBLIC[1]:
+                word = "top"  # `top public`: two words, one visibility
+                i += 1
+            elif word == TOP_PUBLIC[0]:
+                word = "top alone"  # (not a visibility)
+            i += 1
+            if word in (kind if seen_kind else None, vis if seen_vis else None):
+                self.error(a.span, f"zone '{d.name}' says '{_vis_words(word)}' twice")
+            elif word in ZONE_KINDS:
                 if seen_kind:
-                    self.error(a.span, f"zone '{d.name}' has two kinds ('{kind}' and '{a.name}')")
-                kind, seen_kind = a.name, True
-            elif a.name in ZONE_VISIBILITY:
+                    self.error(a.span, f"zone '{d.name}' has two kinds ('{kind}' and '{word}')")
+                kind, seen_kind = word, a
+            elif word in ZONE_VISIBILITY or word == "top":
                 if seen_vis:
-                    self.error(a.span, f"zone '{d.name}' has two visibilities ('{vis}' and '{a.name}')")
-                vis, seen_vis = a.name, True
-            else:
+                    self.error(a.span, f"zone '{d.name}' has two visibilities ('{_vis_words(vis)}' and "
+                                       f"'{_vis_words(word)}')")
+                vis, seen_vis = word, a
+            elif word == "top alone":
                 self.error(a.span, f"unknown zone attribute '{a.name}'",
-                           did_you_mean(a.name, ZONE_KINDS | ZONE_VISIBILITY) or
-                           "a zone is pile, set or plays, and public, owner or hidden")
-        if vis == "owner" and not d.per_player:
-            self.error(d.span, f"zone '{d.name}' is shared, so it has no owner to see it",
+                           "a pile whose top card everyone sees and the rest nobody is written 'top public'")
+            else:
+                self.error(a.span, f"unknown zone attribute '{word}'",
+                           did_you_mean(word, ZONE_KINDS | ZONE_VISIBILITY) or
+                           "a zone is pile, set or plays, and public, owner, others, hidden or top public")
+        if vis in ("owner", "others") and not d.per_player:
+            whom = "to see it" if vis == "owner" else "to hide it from"
+            self.error(d.span, f"zone '{d.name}' is shared, so it has no owner {whom}",
                        "declare it per player (zone name[player]: ...) or make it public or hidden")
+        if vis == "top" and kind == "set":
+            self.error(seen_vis.span, f"zone '{d.name}' is a set, which has no top card to show",
+                       "make it a pile (or plays), whose top is its last card")
         return ZoneInfo(d.name, d.per_player, kind, vis, d.doc, d)
 
     def constant(self, e: A.Expr, t: T.Type):
@@ -279,3 +297,8 @@ class DeclarationsPass:
         self.cards.append(CardInfo(d.name, props, copies, d.doc, copy_props, d.abilities))
         self.card_names.add(d.name)
         self.deck_size += copies
+
+
+def _vis_words(vis: str) -> str:
+    """A visibility as the rules write it (the model's "top" is `top public`)."""
+    return " ".join(TOP_PUBLIC) if vis == "top" else vis

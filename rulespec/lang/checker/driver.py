@@ -57,6 +57,7 @@ class Checker(DeclarationsPass, BodiesPass, ChoicesPass, EffectsPass, Statements
         self.abilities: dict = {}  # declaration inside a card -> Ability
         self.effect_fields: dict[str, dict] = {}  # effect -> {field: type}
         self.game: Optional[A.GameDecl] = None
+        self.lasting_looks = False  # does a 'look ... until moved' give players lasting knowledge?
         self.global_names: dict[str, tuple] = {}  # bare name -> (kind, span)
 
     # ------------------------------------------------------------------ reporting
@@ -88,7 +89,8 @@ class Checker(DeclarationsPass, BodiesPass, ChoicesPass, EffectsPass, Statements
                      [d for d in self.diags if d.severity == "warning"],
                      effects=self.effects, events=self.events, triggers=self.triggers,
                      conversions=self.conversions, rules=self.rules_, modifies=self.modifies,
-                     abilities=self.abilities, label=g.label, limit=g.limit)
+                     abilities=self.abilities, label=g.label, limit=g.limit,
+                     lasting_looks=self.lasting_looks)
 
 
 def check(rules: A.RulesFile) -> Model:

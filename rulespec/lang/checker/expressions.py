@@ -303,6 +303,11 @@ class ExpressionsPass:
             if arity(1):
                 self.expect(e.args[0], args[0], T.CARD, "the argument of 'revealed'")
             return T.BOOL
+        if f == "sees":
+            if arity(2):
+                self.expect(e.args[0], args[0], T.PLAYER, "who sees, in 'sees'")
+                self.expect(e.args[1], args[1], T.CARD, "the card seen, in 'sees'")
+            return T.BOOL
         if f in ("subsets", "combinations"):
             if not arity(1 if f == "subsets" else 2):
                 return T.ANY

@@ -131,6 +131,7 @@ class StatementsPass:
                 elif fname in fields:
                     self.expect(fe, ft, fields[fname], f"field '{fname}'")
         elif isinstance(s, A.Look):
+            self.lasting_looks = self.lasting_looks or s.lasting
             t = self.zexpr(s.cards, env, False)
             if t not in (T.CARD, T.ANY):
                 self.expect_cards(s.cards, t)

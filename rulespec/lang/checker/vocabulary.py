@@ -8,7 +8,10 @@ from __future__ import annotations
 from .. import types as T
 
 ZONE_KINDS = {"pile", "set", "plays"}
-ZONE_VISIBILITY = {"public", "owner", "hidden"}
+# who sees a zone's faces: everyone, its owner, every player but its owner (a hand held facing
+# away), nobody; and "top" (written `top public`: the top card seen by everyone, the rest by nobody)
+ZONE_VISIBILITY = {"public", "owner", "others", "hidden"}
+TOP_PUBLIC = ("top", "public")  # the two words of the top-public visibility (model visibility "top")
 QUANTIFIERS = {"any", "all", "count", "sum", "max", "min", "first", "collect", "argmax", "argmin"}
 # Limits that keep the engine's tables and action lists a sane size (the checker reports them as errors)
 MAX_PLAYERS = 100      # the engine makes max_players instances of every per-player zone
@@ -75,6 +78,7 @@ BUILTIN_FUNCS = {
     "tagged": "whether a stack entry's effect carries a tag (or is that effect)",
     "reversed": "a list in the opposite order",
     "revealed": "whether a card's face is shown to every player",
+    "sees": "whether a player sees a card's face now (its zone, or the card on its own)",
     "subsets": "every subset of a list (the empty one and the whole list too), smallest first",
     "combinations": "every subset of a list with exactly k items, in the list's order",
 }

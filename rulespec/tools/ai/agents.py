@@ -7,6 +7,7 @@ import sys
 from typing import Iterable
 
 from interpreter.compiler import player_name
+from .obs_tensor import shown_text
 
 
 class RandomAgent:
@@ -177,8 +178,7 @@ class HumanAgent:
             if "cards" in zone and zone["cards"]:
                 out.write(f"  {name}: {', '.join(zone['cards'])}\n")
             elif "count" in zone and zone["count"]:
-                shown = f" (shown: {', '.join(zone['shown'])})" if zone.get("shown") else ""
-                out.write(f"  {name}: {zone['count']} hidden card(s){shown}\n")
+                out.write(f"  {name}: {zone['count']} hidden card(s){shown_text(zone)}\n")
         for e in obs.get("stack", []):
             target = f" targeting {e['target']}" if e["target"] else ""
             cards = f" with {', '.join(e['cards'])}" if e["cards"] else ""

@@ -12,6 +12,8 @@ vocabulary of V tokens:
   zones      Z x (K+2)  per zone instance (shared zones, then each player's, as the rules
                         declare them): how many cards of each label the player sees there,
                         how many they do not see, and 1 when they see the zone's faces
+  tops       T x K      only in a game with `top public` piles (T instances): one-hot, the
+                        label of each such pile's top card (none when it is empty)
   stack      1 + S x (E + 2n + 4)
                         how many entries are on the stack, then the top S = 4 entries:
                         effect one-hot (E effects), by whom, against whom (one-hot, n + 1
@@ -47,6 +49,8 @@ class ObservationEncoder:
         self.phases = {name: i for i, name in enumerate(prog.phases)}
         self.effects = {name: i for i, name in enumerate(prog.effects)}
         self.zone_names = [name for zi, name, owner, vis, plays in _zone_plan(prog) if owner is None or owner < n]
+        self.top_names = [name for zi, name, owner, vis, plays in _zone_plan(prog)
+                          if vis == "top" and (owner is None or owner < n)]
         self.vars = []  # (name, per player, width of one value, encoder)
         for name, i, per_player, _kind, _depth in _var_plan(prog):
             t = prog.var_defaults[i][0].type
@@ -58,7 +62,9 @@ class ObservationEncoder:
         self.pieces = [("player", n), ("current", n + 1), ("decision", 4), ("phase", len(self.phases)),
                        ("zones", len(self.zone_names) * (k + 2)), ("stack", 1 + STACK_TOP * (e + 2 * n + 4)),
                        ("vars", var_width), ("prefix", v)]
-        self.shapes = {"zones": (len(self.zone_names), k + 2)}
+        if self.top_names:  # (a piece of its own: the games without such piles keep their layout)
+            self.pieces.insert(5, ("tops", len(self.top_names) * k))
+        self.shapes = {"zones": (len(self.zone_names), k + 2), "tops": (len(self.top_names), k)}
         self.size = sum(s for _, s in self.pieces)
         self.info_size = self.size + v
 
@@ -108,6 +114,13 @@ class ObservationEncoder:
                             vec[at + i] += 1.0
                     vec[at + k] = float(z["count"] - len(shown))
             at += k + 2
+        for name in self.top_names:
+            z = obs["zones"].get(name) or {}
+            top = z.get("top") if "cards" not in z else (z["cards"][-1] if z["cards"] else None)
+            i = self.label_index.get(top) if top is not None else None
+            if i is not None:
+                vec[at + i] = 1.0
+            at += k
         stack = obs["stack"]
         vec[at] = float(len(stack))
         at += 1
@@ -176,6 +189,15 @@ class ObservationEncoder:
         def enc(v, vec, at):
             vec[at] = 0.0 if v is None or v == "" else 1.0
         return 1, enc
+
+
+def shown_text(z: dict) -> str:
+    """How the text views write the cards of a zone seen as a count that the player sees on their
+    own: " (shown: a, b; top: b; known: a)", or "" for none."""
+    if not z.get("shown"):
+        return ""
+    parts = [("shown", z["shown"]), ("top", [z["top"]] if z.get("top") else []), ("known", z.get("known", []))]
+    return " (" + "; ".join(f"{what}: {', '.join(cs)}" for what, cs in parts if cs) + ")"
 
 
 def _seat(name, n: int) -> int:

@@ -47,6 +47,7 @@ except ImportError as e:  # pragma: no cover - the extra is missing
 
 from interpreter import load as _load_rules
 from interpreter.game import OptionError
+from .obs_tensor import shown_text
 from .token_env import TokenGame, TokenState
 
 __all__ = ["load_game", "register", "RulespecGame", "RulespecState", "RulespecObserver", "max_spelling"]
@@ -406,7 +407,8 @@ class RulespecState(pyspiel.State):
 # ---------------------------------------------------------------------- observations
 class RulespecObserver:
     """OpenSpiel's PyObserver for rulespec games: ``tensor`` (float32) with named views ``dict``
-    (the pieces of obs_tensor.py; "zones" shaped zones x (labels + 2)), and ``string_from``.
+    (the pieces of obs_tensor.py; "zones" shaped zones x (labels + 2), "tops" top-public piles x labels),
+    and ``string_from``.
     perfect_recall=True gives the information state (adds the "history" piece and the log),
     otherwise the observation. Only the player's own view is offered (private_info
     SINGLE_PLAYER, public_info True)."""
@@ -485,9 +487,7 @@ def observation_text(ts: TokenState, player: int) -> str:
             if z.get("plays"):
                 line += " (plays: " + "; ".join(f"{p} {' + '.join(cs)}" for p, cs in z["plays"]) + ")"
         else:
-            line = f"{name}: {z['count']} hidden"
-            if z.get("shown"):
-                line += " (shown: " + ", ".join(z["shown"]) + ")"
+            line = f"{name}: {z['count']} hidden" + shown_text(z)
         lines.append(line)
     for name, v in obs["vars"].items():
         lines.append(f"{name} = {v!r}")

@@ -50,6 +50,7 @@ except ImportError as _e:  # pragma: no cover - depends on what is installed
                       "install them with: pip install 'rulespec[pettingzoo]'") from None
 
 from rulespec.lang.errors import RulesError
+from .obs_tensor import shown_text
 from .token_env import TokenGame, TokenState
 
 RENDER_MODES = ("ansi",)
@@ -236,8 +237,7 @@ class raw_env(AECEnv):
                     text += "  (plays: " + "; ".join(f"{p}: {' + '.join(cs)}" for p, cs in z["plays"]) + ")"
             else:
                 text = f"{z['count']} card{'s' if z['count'] != 1 else ''}, hidden"
-                if z.get("shown"):
-                    text += " (shown: " + ", ".join(z["shown"]) + ")"
+                text += shown_text(z)
             lines.append(f"  {name}: {text}")
         if obs["stack"]:
             lines.append("Stack (top first):")

@@ -296,6 +296,7 @@ def check_secrecy(st: State, observations: Optional[dict] = None) -> list[str]:
             absent.append(slot.name)
         else:
             plan.append((slot.name, slot.index, [st.can_see(slot.index, p) for p in range(n)]))
+    glimpses = getattr(prog, "glimpses", False)
     faces: dict = {}  # zone index -> its cards' faces, computed once for all players
     hidden: dict = {}  # zone index -> how an observation shows it to those who cannot see it
     for p in range(n):
@@ -311,16 +312,18 @@ def check_secrecy(st: State, observations: Optional[dict] = None) -> list[str]:
             if entry is None:
                 problems.append(f"P{p + 1}'s observation lacks zone {name}")
             elif not seen_by[p]:
-                # a count, and the cards of the zone revealed on their own (shown to everyone)
-                expected = hidden.get(zi)
+                # a count, and the cards of the zone the player sees on their own: revealed on
+                # their own (shown to everyone), the top of a `top public` pile, cards they know
+                expected = hidden.get(zi) if not glimpses else None  # (glimpses differ by player)
                 if expected is None:
-                    shown = [face_of(c) for c in st_zones[zi] if c in shown_set] if shown_set else []
-                    expected = hidden[zi] = {"count": len(st_zones[zi]), "shown": shown} if shown else \
-                        {"count": len(st_zones[zi])}
+                    expected = _count_view(st, zi, p, shown_set, face_of)
+                    if not glimpses:
+                        hidden[zi] = expected
                 if entry != expected:  # (an empty "shown" list may be there or not)
                     shown = expected.get("shown", [])
-                    if len(entry) > 2 or entry.get("count") != expected["count"] or entry.get("shown", []) != shown \
-                            or set(entry) - {"count", "shown"}:
+                    if entry.get("count") != expected["count"] or entry.get("shown", []) != shown \
+                            or {k: v for k, v in entry.items() if k != "shown"} != \
+                            {k: v for k, v in expected.items() if k != "shown"}:
                         problems.append(f"P{p + 1}'s observation shows more than a count for {name}: {entry}")
             else:
                 face = faces.get(zi)
@@ -351,6 +354,24 @@ def check_secrecy(st: State, observations: Optional[dict] = None) -> list[str]:
                         problems.append(f"P{p + 1} may choose '{a.text}', which picks a card hidden from them "
                                         f"({prog.card_names[c]} in {prog.slots[st.where[c]].name})")
     return problems
+
+
+def _count_view(st: State, zi: int, p: int, shown_set: set, face_of) -> dict:
+    """How player p's observation must show a zone p does not see: its count, and the cards p sees
+    on their own (asked card by card: shown to all, a top card, known to p), the top card of a
+    `top public` pile and the cards p knows among them."""
+    zone = st.zones[zi]
+    view: dict = {"count": len(zone)}
+    glimpses = getattr(st.prog, "glimpses", False)
+    seen = [c for c in zone if st.can_see_card(c, p)] if glimpses else [c for c in zone if c in shown_set]
+    if seen:
+        view["shown"] = [face_of(c) for c in seen]
+        if zi in st.prog.top_slots:
+            view["top"] = face_of(zone[-1])
+        known = [c for c in seen if p in st.known.get(c, ())]
+        if known:
+            view["known"] = [face_of(c) for c in known]
+    return view
 
 
 def check_invariants(st: State) -> list[str]:
@@ -439,7 +460,7 @@ class LogMemory:
         self.shown = None  # what was revealed at the last call: zones, and how many cards on their own
 
     def problems(self, st: State, whole: bool = False) -> list[str]:
-        shown = (tuple(st.revealed), len(st.shown))
+        shown = (tuple(st.revealed), len(st.shown), len(st.known))
         changed = self.shown is not None and shown != self.shown
         self.shown = shown
         out = []

@@ -164,14 +164,21 @@ def _mark_seen(st, v: int, log_from: int, seen: list, moved: list, k: int, every
     since it marked them all: what is revealed is as it was; a card changes zones only by a
     logged move)."""
     none = -1
+    glimpses = st.prog.glimpses
     if every_zone:
         zones = enumerate(st.zones)
     else:
         all_zones = st.zones
-        zones = [(zi, all_zones[zi]) for zi in {e[1] for e in st.log[log_from:] if e[0] == "move"}]
+        # (and every `top public` pile: taking its top shows the card below)
+        zones = [(zi, all_zones[zi]) for zi in {e[1] for e in st.log[log_from:] if e[0] == "move"}
+                 | st.prog.top_slots]
     for zi, zone in zones:
         if zone and st.can_see(zi, v):
             for c in zone:
+                if seen[c] == none:
+                    seen[c] = k
+        elif zone and glimpses:  # cards seen on their own: a top card, cards v knows
+            for c in st.glimpsed_in(zi, v):
                 if seen[c] == none:
                     seen[c] = k
     for c in getattr(st, "shown", ()):  # a card revealed on its own ("reveal_card")
@@ -180,13 +187,10 @@ def _mark_seen(st, v: int, log_from: int, seen: list, moved: list, k: int, every
     for e in st.log[log_from:]:
         kind = e[0]
         if kind == "move":
-            dest = e[1]
-            then = e[3] if len(e) > 3 else ()  # the zones revealed when the cards moved
-            dest_seen = st.could_see(dest, v, then)
-            for c, src in e[2]:
+            for (c, _), saw in zip(e[2], st.saw_moved(e, v)):  # (as State._render shows the move to v)
                 if moved[c] == none:
                     moved[c] = k
-                if seen[c] == none and (dest_seen or st.could_see(src, v, then)):
+                if seen[c] == none and saw:
                     seen[c] = k
         elif kind == "reveal" or (kind == "look" and e[1] == v):
             for c in e[2]:
@@ -289,6 +293,8 @@ def relabelled(start, game, sigma: dict):
             e[4] = [m(c) for c in e[4]]
     d["vars"] = [_relabel(value, info.type, info.per_player, m)
                  for info, value in zip(game.model.vars.values(), d["vars"])]
+    if "known" in d:  # what players know follows the cards' places
+        d["known"] = sorted([m(c), seats] for c, seats in d["known"])
     world = State.from_json(d, game)  # from_json rebuilds `where` from the zones
     _ask_again(world)
     return world
@@ -476,7 +482,7 @@ class Trace:
     def _revealed_changed(self, st) -> bool:
         """Is what is revealed other than at the last decision recorded (or is this the first)?
         Then every zone is looked at for cards v sees; else only those cards moved into."""
-        now = tuple(st.revealed)
+        now = (tuple(st.revealed), len(st.known))  # (a card known is marked by its look entry)
         changed, self._revealed = now != self._revealed, now
         return changed
 

@@ -70,6 +70,10 @@ position
                         statement 'reveal CARDS' shows them); replaces the list.
     revealed_zones: ["hand[P2]"]   zones whose cards everyone sees (as the statement
                         'reveal ZONE' shows them, until 'conceal ZONE'); replaces the list.
+    known:              cards players know although they do not see their zone
+      P2: {"hand[P2]": [red 1]}    (as 'look ... until moved' leaves them), by
+                        player and zone; replaces what every player knew.  A
+                        position that places cards forgets what was known of them.
     stack:              the response stack, bottom entry first; each entry
       - {effect: bolt, by: P1, target: P2, cards: [Bolt], fields: {damage: 4}}
                         (cards by name, not moved; 'cancelled: true' marks it
@@ -150,9 +154,11 @@ steps
         sees: {"hand[P1]": [9]}     check P2's observation: the cards P2 sees in a zone
                                     (as a multiset)
         hidden: ["hand[P1]"]        zones P2 sees only as a count of cards
-        shown: {"hand[P1]": [9]}    the cards P2 sees inside a zone P2 otherwise sees
-                                    only as a count (shown by 'reveal CARDS'), as a
-                                    multiset; [] for none
+        shown: {discard: [red 2]}   in a zone P2 sees only as a count, the cards P2
+                                    sees on their own (revealed on their own, the top
+                                    of a 'top public' pile, cards P2 knows); [] for none
+        knows: {"hand[P2]": [red 1]}   in a zone P2 sees only as a count, the cards P2
+                                    knows from a 'look ... until moved'
 
     The log checked by log_contains / log_lacks is everything written since
     the last position was set (from the start of the game if none was).

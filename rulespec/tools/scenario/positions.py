@@ -9,13 +9,15 @@ import yaml
 
 from rulespec.lang.diagnostics import did_you_mean
 from rulespec.tools.scenario.reading import POSITION_KEYS, REST_STAYS, STACK_ENTRY_KEYS
+from rulespec.tools.scenario.position_sight import _SightKeys
 from rulespec.tools.scenario.terms import _Terms
 
+from interpreter.compiler import player_name
 from interpreter.errors import EngineError
 from interpreter.state import CHECK, ENTER
 
 
-class _Positions:
+class _Positions(_SightKeys):
     """'position:': writes zones, plays, variables, phase and turn directly into the state."""
 
     def __init__(self, terms: _Terms):
@@ -48,6 +50,8 @@ class _Positions:
             self.set_revealed(items["revealed"][1])
         if "revealed_zones" in items:
             self.set_revealed_zones(items["revealed_zones"][1])
+        if "known" in items:
+            self.set_known(items["known"][1])
         if "active" in items:
             st.active = self.terms.player(items["active"][1], "active")
         st.frames, st.pending = [], None  # a position starts afresh: no block is half run
@@ -79,28 +83,6 @@ class _Positions:
                     st.edit_var(i)[p] = x  # (a clone's row is shared until changed)
             else:
                 st.vars[i] = terms.value(v, info.type, what)
-
-    def set_revealed(self, node: yaml.Node):
-        """revealed: the cards shown to everyone wherever they lie (as 'reveal CARDS' shows them),
-        by name or label; the list replaces the cards shown before."""
-        st, terms = self.session.st, self.terms
-        shown: list = []
-        for name, cn in terms.card_list(node, "revealed"):
-            try:
-                shown.append(terms.card_id(name, shown))
-            except KeyError:
-                self.fail(cn, f"revealed: no other '{name}' card to show")
-        st.shown = shown
-
-    def set_revealed_zones(self, node: yaml.Node):
-        """revealed_zones: the zones whose cards everyone sees (as 'reveal ZONE' shows them, until
-        'conceal ZONE'); the list replaces the zones revealed before."""
-        zones: list = []
-        for zn in self.read.seq(node, "revealed_zones", scalar_ok=True):
-            zi = self.terms.slot(self.read.text(zn, "a zone in revealed_zones"), zn)
-            if zi not in zones:
-                zones.append(zi)
-        self.session.st.revealed = zones
 
     def set_stack(self, node: yaml.Node):
         """stack: entries bottom first, each {effect, by, target, cards, fields, cancelled}; the
@@ -227,6 +209,7 @@ class _Positions:
             for c in z:
                 st.where[c] = zi
         st.plays = {zi: v for zi, v in st.plays.items() if zi in keep}
+        st.known = {c: seats for c, seats in st.known.items() if st.where[c] in keep}  # (placed cards moved)
         st.plays.update(new_plays)
         assert sum(len(z) for z in zones) == n_cards
 

@@ -171,10 +171,15 @@ const RS = (() => {
       c.dataset.count = z.count;
       if (!z.count) row.classList.add("is-empty");
       row.appendChild(c);
-      if (z.shown && z.shown.length) {
-        row.appendChild(el("span", null, " shown: "));
-        row.appendChild(cardList(z.shown));
-      }
+      // the cards seen on their own: the top of a "top public" pile, those you know, the rest
+      // revealed (each card once: "shown" holds them all)
+      const rest = (z.shown || []).slice();
+      const take = cs => cs.filter(c => { const i = rest.indexOf(c); if (i < 0) return false; rest.splice(i, 1); return true; });
+      [["top", z.top ? take([z.top]) : []], ["you know", take(z.known || [])], ["shown", rest]].forEach(([what, cs]) => {
+        if (!cs.length) return;
+        row.appendChild(el("span", null, " " + what + ": "));
+        row.appendChild(cardList(cs));
+      });
     }
     return row;
   }

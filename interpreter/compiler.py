@@ -23,6 +23,7 @@ from rulespec.lang.model import Model
 from .abilities import CAbility
 from .action_ranges import range_ends, text_ends
 from .errors import GameOver, RuleRuntimeError
+from .expression_runtime import SCALED, _scaled, _updated
 from .expressions import ExpressionCompiler
 from .names import player_name
 from .program_parts import CAction, CConversion, CEffect, CParam, CPhase, CTrigger, ZoneSlot  # noqa: F401 (re-exported)
@@ -66,6 +67,8 @@ class Program:
         # card -> its kind: cards of one name and the same property values are alike
         self.card_kind = [kinds.setdefault((n, tuple(self.card_props[p][c] for p in model.properties)), len(kinds))
                           for c, n in enumerate(self.card_names)]
+        # enum -> member -> its place in the declaration: what '<', max and sorted compare members by
+        self.enum_order = {name: {m: i for i, m in enumerate(info.members)} for name, info in model.enums.items()}
         # ---- zones: shared ones first, then max_players slots for every per-player zone
         self.slots: list[ZoneSlot] = []
         self.zone_base: dict[str, int] = {}
@@ -281,6 +284,8 @@ class Program:
             def set_active(st, env):
                 st.active = v(st, env)
             return set_active if op == "=" else self.fail(s, "'active' can only be set with '='")
+        if op in SCALED:
+            return self._scale(s, v)
         if tgt.name in self.var_index and (tgt.index is not None or not self._is_local(s, tgt.name)):
             i = self.var_index[tgt.name]
             if tgt.index is None:
@@ -316,6 +321,27 @@ class Program:
             env[n] = env[n] + sign * v(st, env)
         return add_local
 
+    def _scale(self, s, v) -> Callable:
+        """v *= e, v[p] /= e, x *= e (a local): the number times e, or divided by it (rounded down)."""
+        tgt, op, site = s.target, s.op, (self.path, s.span)
+        if tgt.name in self.var_index and (tgt.index is not None or not self._is_local(s, tgt.name)):
+            i = self.var_index[tgt.name]
+            if tgt.index is None:
+                def scale_var(st, env):
+                    st.vars[i] = _scaled(op, st.vars[i], v(st, env), site)
+                return scale_var
+            idx = self.expr(tgt.index)
+
+            def scale_pvar(st, env):
+                row, p = st.vars[i] if st._own is None else st.edit_var(i), idx(st, env)
+                row[p] = _scaled(op, row[p], v(st, env), site)
+            return scale_pvar
+        n = tgt.name
+
+        def scale_local(st, env):
+            env[n] = _scaled(op, env[n], v(st, env), site)
+        return scale_local
+
     def _field_assign(self, s, v) -> Callable:
         """this.n = v, stack_top.target = p, r.amount += 1: a field of a stack entry (an id) or
         of a record (an event's record, a used card: a dict)."""
@@ -328,7 +354,7 @@ class Program:
             base = lambda st, env: st.vars[i]  # noqa: E731
         else:
             base = lambda st, env: env[name]  # noqa: E731
-        sign = {"=": 0, "+=": 1, "-=": -1}[s.op]
+        op, site = s.op, (self.path, s.span)
         k = {"by": 2, "target": 3}.get(field)
 
         def assign(st, env):
@@ -340,12 +366,12 @@ class Program:
             else:
                 entry = st.entry(obj)
                 if k is not None:
-                    entry[k] = v(st, env) if sign == 0 else entry[k] + sign * v(st, env)
+                    entry[k] = v(st, env) if op == "=" else _updated(op, entry[k], v(st, env), site)
                     return
                 data = entry[7]
                 if field not in data:
                     self.fail(s, f"an entry of effect '{entry[1]}' has no field '{field}'")
-            data[field] = v(st, env) if sign == 0 else data[field] + sign * v(st, env)
+            data[field] = v(st, env) if op == "=" else _updated(op, data[field], v(st, env), site)
         return assign
 
     def _is_local(self, s, name) -> bool:

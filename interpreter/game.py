@@ -81,8 +81,12 @@ class Game:
             raise OptionError(f"option '{name}' is true or false, not '{value}'")
         if t.name == "int":
             whole = _whole_number(value)
+            lo, hi = info.values if info.values is not None else (None, None)
             if whole is None:
-                raise OptionError(f"option '{name}' is a whole number, not {value!r}")
+                within = f" from {lo} to {hi}" if lo is not None else ""
+                raise OptionError(f"option '{name}' is a whole number{within}, not {value!r}")
+            if lo is not None and not lo <= whole <= hi:
+                raise OptionError(f"option '{name}' is a whole number from {lo} to {hi}, not {whole}")
             return whole
         if t.name == "enum":
             members = self.model.enums[t.enum].members

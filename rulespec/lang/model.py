@@ -89,6 +89,7 @@ class OptionInfo:
     default: Any
     doc: Optional[str]
     decl: A.OptionDecl
+    values: Optional[tuple] = None  # (lo, hi) of an int option declared 'int in lo..hi': its only values
 
 
 @attrs.define(slots=False)  # no __setstate__: the model cache unpickles it in C

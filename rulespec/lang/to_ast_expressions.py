@@ -61,6 +61,11 @@ class ExpressionsToAst(Transformer_NonRecursive):
     def neg(self, meta, c):
         return A.Unary("-", c[0], _span_of_meta(meta))
 
+    def power_op(self, meta, c):
+        base, exponent = c
+        return A.BinOp("^", base, exponent,
+                       A.Span(base.span.line, base.span.col, exponent.span.end_line, exponent.span.end_col))
+
     def not_op(self, meta, c):
         return A.Unary("not", c[0], _span_of_meta(meta))
 

@@ -107,7 +107,10 @@ class Rulebook:
         for o in self.m.options.values():
             default = {True: "on", False: "off"}.get(o.default, str(o.default)) if isinstance(o.default, bool) \
                 else str(o.default)
-            rows.append([f"`{o.name}`", default, o.doc or f"the {words(o.name)} setting"])
+            what = o.doc or f"the {words(o.name)} setting"
+            if o.values is not None:  # 'int in lo..hi'
+                what += f" ({o.values[0]} to {o.values[1]})"
+            rows.append([f"`{o.name}`", default, what])
         return [_h(2, "Options and variants"), _table(["option", "default", "what it does"], rows),
                 _p("Set an option with `--option NAME=VALUE`.")]
 

@@ -4,18 +4,25 @@ body is read.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 from .. import ast as A
 from .. import types as T
 from ..diagnostics import did_you_mean
 from ..model import Ability, CardInfo, EnumInfo, OptionInfo, PropertyInfo, VarInfo, ZoneInfo
+from .expressions import const_int
 from .vocabulary import (BUILTIN_EVENTS, BUILTIN_FUNCS, BUILTIN_NAMES, MAX_CARDS, MAX_PLAYERS, QUANTIFIERS,
-                         ZONE_KINDS, ZONE_VISIBILITY)
+                         RESERVED_WORDS, ZONE_KINDS, ZONE_VISIBILITY)
 
 
 class DeclarationsPass:
     """Mixin of the Checker: fills its tables (zones, vars, defs, actions, phases, cards, ...)."""
 
     def declare(self, name: str, kind: str, span: A.Span) -> bool:
+        if name in RESERVED_WORDS:
+            self.error(span, f"'{name}' is a reserved word of the language and cannot name {_what(kind)}",
+                       f"in an expression '{name}' is always the language's own word: pick another name")
+            return False
         if name in BUILTIN_NAMES or name in QUANTIFIERS:
             self.error(span, f"'{name}' is a built-in name and cannot be declared")
             return False
@@ -76,7 +83,8 @@ class DeclarationsPass:
                 if self.declare(d.name, "an option", d.span):
                     t = self.resolve_type(d.type)
                     default = self.constant(d.default, t)
-                    self.options[d.name] = OptionInfo(d.name, t, default, d.doc, d)
+                    values = self.option_values(d, t, default) if d.values is not None else None
+                    self.options[d.name] = OptionInfo(d.name, t, default, d.doc, d, values)
             elif isinstance(d, A.ZoneDecl):
                 if self.declare(d.name, "a zone", d.span):
                     self.zones[d.name] = self.zone_info(d)
@@ -151,6 +159,24 @@ class DeclarationsPass:
             elif self.cards:
                 self.error(g.span, "the game does not say where the cards start",
                            "add to the game block: cards start in <zone>")
+
+    def option_values(self, d: A.OptionDecl, t: T.Type, default) -> Optional[tuple]:
+        """``option seat: int in 1..4 = 1``: (lo, hi), the only values the option may take."""
+        r = d.values
+        if t != T.INT:
+            self.error(r.span, f"only an int option takes a range of values ('{d.name}' is {t})")
+            return None
+        self.expr(r, {})
+        lo, hi = (const_int(r.lo), const_int(r.hi)) if isinstance(r, A.Range) else (None, None)
+        if lo is None or hi is None:
+            self.error(r.span, "an option's values are a range of two whole numbers, like 1..4")
+            return None
+        if lo > hi:
+            self.error(r.span, f"the range {lo}..{hi} holds no number")
+            return None
+        if isinstance(default, int) and not lo <= default <= hi:
+            self.error(d.default.span, f"the default {default} of option '{d.name}' is not in {lo}..{hi}")
+        return (lo, hi)
 
     def register(self, d) -> None:
         """Declarations that may stand at the top level or inside a card's abilities."""
@@ -279,3 +305,8 @@ class DeclarationsPass:
         self.cards.append(CardInfo(d.name, props, copies, d.doc, copy_props, d.abilities))
         self.card_names.add(d.name)
         self.deck_size += copies
+
+
+def _what(kind: str) -> str:
+    """'a member of enum Colour' -> 'a member of an enum'; 'a zone' stays."""
+    return "a member of an enum" if kind.startswith("a member of enum") else kind

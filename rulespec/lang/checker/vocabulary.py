@@ -9,6 +9,9 @@ from .. import types as T
 
 ZONE_KINDS = {"pile", "set", "plays"}
 ZONE_VISIBILITY = {"public", "owner", "hidden"}
+# Words an expression always reads as themselves (a literal, or the start of 'if', 'let', 'not'):
+# a declared name spelt so could never be read back
+RESERVED_WORDS = frozenset({"none", "true", "false", "if", "let", "not"})
 QUANTIFIERS = {"any", "all", "count", "sum", "max", "min", "first", "collect", "argmax", "argmin"}
 # Limits that keep the engine's tables and action lists a sane size (the checker reports them as errors)
 MAX_PLAYERS = 100      # the engine makes max_players instances of every per-player zone

@@ -19,6 +19,7 @@ from typing import Callable, Optional
 from rulespec.lang import ast as A
 from rulespec.lang import types as T
 from rulespec.lang.model import Model
+from rulespec.lang.setup_values import copies_in
 
 from .abilities import CAbility
 from .action_ranges import range_ends, text_ends
@@ -31,7 +32,8 @@ from .rng import Rng
 from .owner_keys import cannot_fail, guard_parts, owner_key, zones_by_owner
 from .static_conditions import StaticAnalysis, conjuncts, split_static
 
-_SELF = frozenset(["self"])  # in a card's group condition, the card is fixed for a game; its owner is not
+_SELF = frozenset(["self"])
+_NO_CARDS: frozenset = frozenset()  # in a card's group condition, the card is fixed for a game; its owner is not
 
 
 class Program:
@@ -61,6 +63,10 @@ class Program:
                 for p in model.properties:
                     self.card_props[p].append(own.get(p))
         self.card_count = len(self.card_names)
+        # cards whose copies depend on the setup ('copies: EXPR' of the player count and options):
+        # the program numbers the most copies any setup has; a game leaves the others out (out_of_game)
+        self.setup_copies = [(info, tuple(self.copies_of[info.name])) for info in model.cards
+                             if info.copies_expr is not None]
         self.prop_zero = {p: {"int": 0, "bool": False, "text": ""}.get(info.type.name)
                           for p, info in model.properties.items()}
         kinds: dict = {}
@@ -82,6 +88,7 @@ class Program:
                 for p in range(self.max_players):
                     self.slots.append(ZoneSlot(len(self.slots), f"{z.name}[{player_name(p)}]", z.name, p,
                                                z.kind, z.visibility))
+        self.out_slot = len(self.slots)  # the where[] of a card out of the game: no zone at all
         self.plays_slots = frozenset(s.index for s in self.slots if s.kind == "plays")
         self.slot_zone = [s.zone for s in self.slots]  # zone instance -> declared zone name
         self.cache: dict = {}  # scratch space the engine fills lazily (e.g. action listing plans)
@@ -152,6 +159,20 @@ class Program:
         compiled engine writes its listers here)."""
 
     # ------------------------------------------------------------------ helpers
+    def out_of_game(self, players: int, options: dict) -> frozenset:
+        """The cards not in a game of this many players with these options: the copies beyond
+        the number a card's 'copies: EXPR' gives that setup (never in a zone, never dealt, never
+        seen).  Worked out once per setup."""
+        if not self.setup_copies:
+            return _NO_CARDS
+        key = (players, tuple(sorted(options.items())))
+        memo = self.cache.setdefault("out of game", {})
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = frozenset(c for info, ids in self.setup_copies
+                                        for c in ids[copies_in(self.model, info, players, options):])
+        return got
+
     def card_label(self, st, c: int) -> str:
         """How a card is shown: its name, or the game's 'label' (a name with its own values)."""
         if self._label is None:

@@ -67,7 +67,8 @@ class Game:
         info = self.model.options.get(name)
         if info is None:
             hint = did_you_mean(name, self.model.options)
-            known = ", ".join(self.model.options) or "none"
+            known = ", ".join(n + (f" ({o.values[0]} to {o.values[1]})" if o.values is not None else "")
+                              for n, o in self.model.options.items()) or "none"
             raise OptionError(f"unknown option '{name}' for {self.name}" + (f"; {hint}" if hint else f" (options: {known})"))
         t = info.type
         if t.name == "bool":

@@ -137,9 +137,7 @@ def _ask_order(st, env, jobs: list, i: int) -> bool:
         firsts = _unlike(st, jobs[i:i + group])
         if len(firsts) < 2:
             return False
-        prog = st.prog
-        texts = unique([f"{prog.trigger_list[jobs[i + k][1]].name} of {prog.card_label(st, jobs[i + k][3])} first"
-                        for k in firsts])
+        texts = unique(_order_texts(st, [jobs[i + k] for k in firsts]))
         st.pending = {"kind": "choice", "who": owner, "target": "pick", "options": firsts,
                       "texts": texts, "prompt": "several of your abilities trigger at once: which goes first?",
                       "optional": False}
@@ -147,6 +145,18 @@ def _ask_order(st, env, jobs: list, i: int) -> bool:
     k = env.pop("pick")
     jobs.insert(i, jobs.pop(i + k))
     return False
+
+
+def _order_texts(st, jobs: list) -> list:
+    """"NAME of CARD first" for each job; a card shown alike in two zones says which is which
+    ("spark of Spark (reserve) first")."""
+    prog = st.prog
+    shown = [(prog.trigger_list[j[1]].name, prog.card_label(st, j[3])) for j in jobs]
+    zones: dict = {}
+    for (name, label), j in zip(shown, jobs):
+        zones.setdefault((name, label), set()).add(st.where[j[3]])
+    return [f"{name} of {label}{f' ({prog.slot_zone[st.where[j[3]]]})' if len(zones[name, label]) > 1 else ''} first"
+            for (name, label), j in zip(shown, jobs)]
 
 
 def _unlike(st, jobs: list) -> list:

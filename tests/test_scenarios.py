@@ -285,6 +285,22 @@ def test_a_kept_card_cannot_be_placed(tmp_path):
     assert "too many 'red 4' cards: the game has 2 (2 kept in box)" in str(err)
 
 
+SETUP_LAB = ROOT / "tests" / "rules" / "setup_lab.rules"
+
+
+def test_a_position_names_only_copies_the_setup_holds(tmp_path):
+    """Copies a setup leaves out ('copies: EXPR' of the player count and options) cannot be placed."""
+    none = write(tmp_path, f"rules: {SETUP_LAB}\nplayers: 3\nposition:\n  zones:\n    hand[P1]: [Joker]\n")
+    err = error_of(none)
+    assert err.line == 5 and "card 'Joker' has no copy in this game (with 3 players and jokers = false)" in str(err)
+    fewer = write(tmp_path, f"rules: {SETUP_LAB}\nplayers: 3\nposition:\n  zones:\n    hand[P1]: [King, King]\n",
+                  "fewer.yaml")
+    assert "too many 'King' cards: the game has 1 (with 3 players)" in str(error_of(fewer))
+    four = write(tmp_path, f"rules: {SETUP_LAB}\nplayers: 4\nposition:\n  zones:\n    hand[P1]: [King, King]\n"
+                           f"steps:\n  - expect: {{counts: {{stock: 5}}}}\n", "four.yaml")
+    run_one(four)  # 2 Aces, 3 Queens left: the fourth Queen (five players) is out of this game
+
+
 def test_missing_rules_file(tmp_path):
     p = write(tmp_path, "rules: nowhere.rules\nsteps: []\n")
     err = error_of(p)

@@ -63,8 +63,7 @@ class ExpressionsToAst(Transformer_NonRecursive):
 
     def power_op(self, meta, c):
         base, exponent = c
-        return A.BinOp("^", base, exponent,
-                       A.Span(base.span.line, base.span.col, exponent.span.end_line, exponent.span.end_col))
+        return A.BinOp("^", base, exponent, _span_of_meta(meta))  # (a bracketed base's brackets included)
 
     def not_op(self, meta, c):
         return A.Unary("not", c[0], _span_of_meta(meta))

@@ -32,8 +32,8 @@ from .rng import Rng
 from .owner_keys import cannot_fail, guard_parts, owner_key, zones_by_owner
 from .static_conditions import StaticAnalysis, conjuncts, split_static
 
-_SELF = frozenset(["self"])
-_NO_CARDS: frozenset = frozenset()  # in a card's group condition, the card is fixed for a game; its owner is not
+_SELF = frozenset(["self"])  # in a card's group condition, the card is fixed for a game; its owner is not
+_NO_CARDS: frozenset = frozenset()
 
 
 class Program:

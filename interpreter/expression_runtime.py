@@ -171,7 +171,7 @@ def _power_checked(a, b, site) -> int:
     return a ** b
 
 
-def _rank(order: dict, member, site=None):
+def _rank(order: dict, member):
     """An enum member's place in its enum's order (its declaration): what '<' and max compare;
     None for none (the checked helpers that compare then report it)."""
     return None if member is None else order[member]

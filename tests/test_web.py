@@ -956,3 +956,12 @@ def test_html_in_names_and_log_lines_stays_text_in_the_browser(browser, hostile)
     assert f"Duel {HOSTILE}" in page.inner_text("h1") and page.evaluate(INJECTED) == [True, 0]
     assert not w.errors, w.errors
     page.close()
+
+
+def test_a_ranged_int_option_is_a_number_field_with_its_bounds():
+    from rulespec.tools.web.pages import options_fieldset
+    from rulespec.tools.web.server import parse_options
+    game = interpreter.load(str(Path(__file__).resolve().parent / "rules" / "gaps_lab.rules"))
+    assert 'type="number" step="1" min="1" max="4" name="opt_seat" value="1"' in options_fieldset(game, "Options")
+    with pytest.raises(Exception, match="option 'seat' is a whole number from 1 to 4, not 9"):
+        parse_options(game, {"seat": "9"})

@@ -374,6 +374,7 @@ class _Writer:
         if tgt.index is None and tgt.name == "active" and tgt.name not in prog.model.vars:
             self.guarded(s, ind, [v], [(0, f"st.active = {v[0]}")])
             return
+
         def updated(old: str) -> str:  # the new value of a number that 'x OP= v' changes
             if op in SCALED:  # (the reference's _scaled: '/' by 0 is its rules error)
                 return f"_scaled({op!r}, {old}, {v[0]}, {self.g.site(s)})"

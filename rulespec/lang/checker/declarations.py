@@ -168,11 +168,11 @@ class DeclarationsPass:
         if t != T.INT:
             self.error(r.span, f"only an int option takes a range of values ('{d.name}' is {t})")
             return None
-        self.expr(r, {})
         lo, hi = (const_int(r.lo), const_int(r.hi)) if isinstance(r, A.Range) else (None, None)
         if lo is None or hi is None:
             self.error(r.span, "an option's values are a range of two whole numbers, like 1..4")
             return None
+        self.types.update({r: T.list_of(T.INT), r.lo: T.INT, r.hi: T.INT})  # (not a list to build: no size limit)
         if lo > hi:
             self.error(r.span, f"the range {lo}..{hi} holds no number")
             return None

@@ -166,6 +166,10 @@ class _Positions:
                     if c in pool:
                         pool.remove(c)
                         return c
+                if all(c in out for c in self.terms.labels().get(name, ())):
+                    c = self.terms.labels()[name][0]
+                    self.fail(node, f"copy '{name}' is not in this game "
+                                    f"({card_setup_words(st.game.model, names[c], st.n, st.opts)})")
                 self.fail(node, f"no '{name}' card is left to place (each label names one copy; "
                                 f"it may be kept or placed already)")
             pool = free.get(name)

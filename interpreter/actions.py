@@ -12,9 +12,10 @@ from .action_ranges import LazyActions, RangeSegment, range_actions, segment
 from .action_value import Action, new_action as _new_action  # (Action is imported from here too)
 from .card_index import OwnedIndex
 from .cardsets import TooManyChoices, _limit, card_choices, nothing_to_choose
-from .choices import card_text, has_marker, param_values, value_text
+from .choices import card_text, param_values, value_text
 from .compiler import CAction, CParam, Program, player_name
 from .errors import RuleRuntimeError
+from .markers import face_down
 
 _YES_NO = (True, False)
 
@@ -59,10 +60,11 @@ def _formatter(prog: Program, p: CParam):
         if p.kind == "card":
             return lambda st, v: label(v, st.where[v]) if v < n_cards else card_text(prog, st, v, True)
         return lambda st, v: " + ".join([label(c, st.where[c]) if c < n_cards else card_text(prog, st, c, True)
-                                         for c in v])
+                                         for c in v]) or "nothing"  # the empty set of `size 0..N`
     if p.kind == "card":
         return lambda st, v: names[v] if v < n_cards else card_text(prog, st, v, False)
-    return lambda st, v: " + ".join([names[c] if c < n_cards else card_text(prog, st, c, False) for c in v])
+    return lambda st, v: " + ".join([names[c] if c < n_cards else card_text(prog, st, c, False)
+                                     for c in v]) or "nothing"  # the empty set of `size 0..N`
 
 
 def _format(prog: Program, p: CParam, st, v) -> str:
@@ -117,18 +119,21 @@ def _candidates(prog: Program, params: list, st, limit: int, who: int, base: dic
     else:
         envs = [{name: v} for v in values]
     if cond is not None:
-        envs = [env for env in envs if cond(st, env) or has_marker(prog, p.kind, env[name])]
+        off = _where_off_test(prog, p)
+        envs = [env for env in envs if cond(st, env)] if off is None else \
+            [env for env in envs if off(env) or cond(st, env)]
     if p.kind == "player" and p.nullable and not envs:
         envs = [{**base, name: None}]  # 'player or none': none only when no player qualifies
     for p in params[1:]:
         name, cond = p.name, p.cond
+        off = _where_off_test(prog, p) if cond is not None else None
         nxt = []
         for env in envs:
             found = False
             for v in _param_values(prog, p, st, env, who):
                 env2 = dict(env)
                 env2[name] = v
-                if cond is None or cond(st, env2) or has_marker(prog, p.kind, v):
+                if cond is None or (off is not None and off(env2)) or cond(st, env2):
                     nxt.append(env2)
                     found = True
             if not found and p.kind == "player" and p.nullable:
@@ -153,19 +158,68 @@ def failing_precondition(act: CAction, st, base: dict = None):
 
 def failing_requirement(act: CAction, st, env):
     """The first requirement the filled-in action breaks, or None."""
-    for f, msg, r in act.requires:
+    marked = _face_down_picks(st.prog, act, env)
+    for i, (f, msg, r) in enumerate(act.requires):
+        if marked and act.face_down_reads[i] & marked:
+            continue
         if not f(st, env):
             return msg, r
     return None
 
 
+# ---------------------------------------------------------------------- face-down picks
+# A condition (a choice's 'where', a requirement) that reads a card picked face down does not
+# apply to it: the chooser could not check it (docs/language.md, "Face down").
+def where_off(prog: Program, p: CParam, env: dict) -> bool:
+    """Is choice p's 'where' off for this filling: its own card, or a card it reads, face down?"""
+    return (p.kind in ("card", "cards") and face_down(prog, env[p.name])) or \
+        any(face_down(prog, env[n]) for n in p.face_down_reads)
+
+
+def _where_off_test(prog: Program, p: CParam):
+    """where_off for choice p as a function of the filling, or None when it is never off."""
+    if p.kind == "card" and not p.face_down_reads:
+        name, n = p.name, prog.card_count
+        return lambda env: env[name] >= n
+    if p.kind == "cards" or p.face_down_reads:
+        return lambda env: where_off(prog, p, env)
+    return None
+
+
+def _face_down_picks(prog: Program, act: CAction, env: dict) -> frozenset:
+    """The card choices of a filling that its requirements read and that hold face-down picks."""
+    if not act.face_down_reads:
+        return frozenset()
+    return frozenset(n for n, kind in act.card_slots if kind != "use" and face_down(prog, env.get(n)))
+
+
+def requirements_hold(prog: Program, act: CAction, st, env: dict) -> bool:
+    """act.holds for a filling, leaving out the requirements that read a face-down pick."""
+    marked = _face_down_picks(prog, act, env)
+    if not marked:
+        return act.holds is None or act.holds(st, env)
+    return all(f(st, env) for (f, _, _), reads in zip(act.requires, act.face_down_reads) if not reads & marked)
+
+
 class _Plan:
     """What listing an action needs, worked out once per action."""
-    __slots__ = ("pnames", "formatters")
+    __slots__ = ("pnames", "formatters", "face_down")
 
     def __init__(self, prog: Program, act: CAction):
         self.pnames = [p.name for p in act.params]
         self.formatters = [_formatter(prog, p) for p in act.params]
+        # does a filling hold a face-down pick some requirement reads?  (None: none can)
+        read = set().union(*act.face_down_reads)
+        tests = [(n, kind) for n, kind in act.card_slots if n in read]
+        one = [_face_down_test(prog.card_count, n, kind) for n, kind in tests]
+        self.face_down = None if not one else one[0] if len(one) == 1 else lambda env: any(f(env) for f in one)
+
+
+def _face_down_test(n_cards: int, name: str, kind: str):
+    """A test of a filling: does card (or cards) choice `name` hold a face-down pick?"""
+    if kind == "card":
+        return lambda env: env[name] >= n_cards
+    return lambda env: bool(env[name]) and max(env[name]) >= n_cards
 
 
 def _plan(prog: Program, act: CAction) -> _Plan:
@@ -285,8 +339,10 @@ def _list_one(prog: Program, st, act: CAction, actor: int, base, out: list, seen
     if single:
         fmt, prefix = plan.formatters[0], name + " "
     room = limit - extra
+    marked = plan.face_down
     for env in candidates(prog, act, st, actor, base):
-        if holds is None or holds(st, env):
+        if holds is None or (holds(st, env) if marked is None or not marked(env)
+                             else requirements_hold(prog, act, st, env)):
             if single:
                 v = env[pnames[0]]
                 text = prefix + fmt(st, v)

@@ -4,7 +4,8 @@ Cards that are alike (same name and values, same zone) are interchangeable, so a
 grouped into classes and we pick how many of each class to take.  With ``same PROP`` only
 classes that share the property's value are combined; ``distinct PROP`` takes one card of each
 of k values; ``wild`` cards join any group.  A 15-card hand never costs 2^15.  Cards the chooser
-cannot see form one class per zone, of face-down markers (choices.py).  One decision lists at
+cannot see form one class per zone, of face-down markers, or one per place with ``by position``
+(markers.py).  One decision lists at
 most ``Game.max_choices`` candidates (TooManyChoices past it).
 """
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from itertools import combinations, product
 from typing import Iterator
 
+from .markers import any_marker, position_marker
 from .program_parts import CParam
 
 # `prog` below is the compiled game (compiler.Program).  It is not named as a type here: the
@@ -98,9 +100,8 @@ def card_classes(prog, p: CParam, st, env, who, name: str = None, prefilter: boo
                 slot = slots[zi]
                 if not (slot.visibility == "public" or (slot.visibility == "owner" and slot.owner == who)
                         or who is None or zi in st.revealed):
-                    if zone and name is None:
-                        by_class.setdefault(("face down", zi), []).extend([prog.card_count + zi] * len(zone))
-                        total += len(zone)
+                    if zone:
+                        total += hidden_zone_classes(prog, p, st, zi, who, name, printed, by_class)
                     continue
                 if name is not None:  # a 'use' choice: only the cards of that name
                     zone = [c for c in zone if names[c] == name]
@@ -121,6 +122,43 @@ def card_classes(prog, p: CParam, st, env, who, name: str = None, prefilter: boo
     else:
         total += _group_pairs(prog, st, p.domain(st, env), who, name, printed, by_class, seen_zone)
     return by_class, total
+
+
+def hidden_zone_classes(prog, p: CParam, st, zi: int, who, name, printed, by_class: dict) -> int:
+    """The cards of zone zi, which `who` cannot see, into by_class (as card_classes groups them);
+    how many joined.  A card shown to `who` all the same (revealed on its own) is offered by name
+    like any card; the others face down, after it: one class of markers for the zone, or with
+    `by position` a marker per place (markers.py).  printed: (values, wanted value) or None."""
+    zone = st.zones[zi]
+    seen = [c for c in zone if st.can_see_card(c, who)]
+    total = 0
+    if seen:
+        kind, n_slots, names = prog.card_kind, len(prog.slots), prog.card_names
+        for c in seen:
+            if (name is None or names[c] == name) and (printed is None or printed[0][c] == printed[1]):
+                by_class.setdefault(kind[c] * n_slots + zi, []).append(c)
+                total += 1
+    if name is not None:
+        return total  # a 'use' choice names its cards: face-down ones are not offered
+    if p.by_position:
+        for i, c in enumerate(zone):
+            if not seen or c not in seen:
+                by_class[("face down", zi, i)] = [position_marker(prog, zi, i)]
+    elif len(zone) > len(seen):
+        by_class.setdefault(("face down", zi), []).extend([any_marker(prog, zi)] * (len(zone) - len(seen)))
+    return total + len(zone) - len(seen)
+
+
+def hidden_zone_values(prog, p: CParam, st, env, zi: int, who) -> list:
+    """card_choices' values for a card choice from the one zone zi, which `who` cannot see (the
+    compiled engine's listers ask this)."""
+    printed = p.printed
+    if printed is not None:
+        printed = (printed[0], printed[1](st, env))
+    by_class: dict = {}
+    if st.zones[zi]:
+        hidden_zone_classes(prog, p, st, zi, who, None, printed, by_class)
+    return [cards[0] for cards in by_class.values()]
 
 
 def card_choices(prog, p: CParam, st, env, who=None, name: str = None, prefilter: bool = True) -> list:
@@ -150,6 +188,8 @@ def card_choices(prog, p: CParam, st, env, who=None, name: str = None, prefilter
     out: list = []
     for k in sizes:
         if k <= 0:
+            if k == 0:  # 'size 0..N': choosing none is a choice too
+                out.append([])
             continue
         for group, total in zip(class_groups, totals):
             if k <= total:
@@ -207,9 +247,9 @@ def _group_pairs(prog, st, pairs, who, name, printed, by_class: dict, seen_zone:
         visible = seen_zone.get(zi)
         if visible is None:
             visible = seen_zone[zi] = st.can_see(zi, who)
-        if not visible:
+        if not visible and not st.can_see_card(c, who):
             if name is None:
-                by_class.setdefault(("face down", zi), []).append(prog.card_count + zi)
+                by_class.setdefault(("face down", zi), []).append(any_marker(prog, zi))
                 total += 1
             continue
         if name is not None and names[c] != name:
@@ -264,7 +304,7 @@ def _sum_choices(p: CParam, st, env, classes: list, sizes, limit: int) -> list:
                 grow(i + 1, k - take, need - v * take, taken)
                 del taken[len(taken) - take:]
     for k in sizes:
-        if 0 < k <= len(top):
+        if 0 <= k <= len(top):  # (no card: the empty set, when the total to make is 0)
             grow(0, k, target, [])
     return out
 
@@ -274,9 +314,9 @@ def _distinct_choices(prog, p: CParam, classes: list, sizes, limit: int) -> list
     groups = _group_by(prog, p.distinct, classes)
     out: list = []
     for k in sizes:
-        if k <= 0 or k > len(groups):
+        if k < 0 or k > len(groups):
             continue
-        for chosen in combinations(groups, k):
+        for chosen in combinations(groups, k):  # (k = 0: the empty set)
             _extend(out, ([cards[0] for _, cards in pick] for pick in product(*chosen)), limit)
     return out
 
@@ -304,6 +344,8 @@ def _wild_choices(prog, p: CParam, st, env, classes: list, sizes, limit: int) ->
     out: list = []
     for k in sizes:
         if k <= 0:
+            if k == 0:
+                out.append([])
             continue
         if k <= biggest_plain:
             for group, total in plain_groups:

@@ -7,11 +7,13 @@ One machinery serves action parameters (actions.py), ``choose`` / ``ask`` inside
   * ``choice_options(...)``: the values that pass ``where``, with unique texts.
 
 Cards the chooser cannot see are offered face down: all the cards of one hidden zone are alike
-to the chooser, so they form one class, and a pick from it is a *marker*
-(``card_count + zone index``) that stands for "a face-down card of that zone".  The real card is
-drawn at random when the choice is made (``resolve_hidden``), so neither the options nor their
-texts depend on what the hidden cards are.  A ``where`` condition is not applied to face-down
-picks (the chooser could not check it).
+to the chooser, so they form one class, and a pick from it is a *marker* (markers.py) that stands
+for "a face-down card of that zone".  The real card is drawn at random when the choice is made
+(``resolve_hidden``), so neither the options nor their texts depend on what the hidden cards are.
+With ``by position`` each place of the zone is its own option ("face-down card 3 of hand[P1]"),
+and the pick is the card lying there.  A card of such a zone shown to the chooser all the same
+(``reveal CARDS``) is offered by name.  A ``where`` or a requirement that reads a face-down pick
+does not apply to it (the chooser could not check it).
 
 A ``use "Name"`` choice offers the cards of that name and every conversion to that name the
 chooser may use; its value is a record ``{"name", "cards", "via", <properties>}``.
@@ -25,6 +27,7 @@ from .abilities import active_for
 from .cardsets import card_choices
 from .errors import RuleRuntimeError
 from .frames import SUSPEND
+from .markers import marker_index, marker_text, marker_zone
 from .names import player_name, unique  # noqa: F401 (unique re-exported)
 from .rng import Rng
 
@@ -143,12 +146,12 @@ def value_text(prog, p, st, v) -> str:
         return prog.use_text(st, v)
     if kind == "card":
         return card_text(prog, st, v, p.multi_zone)
-    return " + ".join(card_text(prog, st, c, p.multi_zone) for c in v)
+    return " + ".join(card_text(prog, st, c, p.multi_zone) for c in v) or "nothing"
 
 
 def card_text(prog, st, c: int, with_zone: bool) -> str:
     if is_marker(prog, c):
-        return f"a face-down card of {prog.slots[c - prog.card_count].name}"
+        return marker_text(prog, c)
     text = prog.card_label(st, c)
     return f"{text} ({prog.slot_zone[st.where[c]]})" if with_zone else text
 
@@ -197,7 +200,8 @@ def compile_choice(prog, s):
             raise RuleRuntimeError(f"'choose' asks {player_name(who) if who is None else who!r}, who is not a player "
                                    f"in the game", prog.path, span)
         options = choice_options(prog, cp, st, env, who)
-        if not options:
+        if not options or (cp.kind == "cards" and len(options) == 1 and not options[0]):
+            # no card to choose (`size 0..N` of an empty zone offers only the empty set)
             if not hidden_pool(prog, cp, st, env, who):
                 env[name] = nothing  # nothing to choose, as everyone can see
                 return None
@@ -218,17 +222,18 @@ def compile_choice(prog, s):
     return choose
 
 
-def resolve_hidden(st, value, kind: str):
-    """Replace face-down markers in a chosen value by cards drawn at random from their zones."""
+def resolve_hidden(st, value, kind: str, who: int):
+    """Replace face-down markers in a value `who` chose by the cards they stand for: the card at
+    that place (`by position`), or one drawn at random among the zone's cards `who` cannot see."""
     prog = st.prog
     if kind == "card":
-        return _draw_hidden(st, [value], [])[0] if is_marker(prog, value) else value
+        return _draw_hidden(st, [value], [], who)[0] if is_marker(prog, value) else value
     if kind == "cards" and any(is_marker(prog, c) for c in value):
-        return _draw_hidden(st, list(value), [c for c in value if not is_marker(prog, c)])
+        return _draw_hidden(st, list(value), [c for c in value if not is_marker(prog, c)], who)
     return value
 
 
-def _draw_hidden(st, cards: list, taken: list) -> list:
+def _draw_hidden(st, cards: list, taken: list, who: int) -> list:
     prog = st.prog
     out = []
     taken = list(taken)
@@ -236,11 +241,18 @@ def _draw_hidden(st, cards: list, taken: list) -> list:
         if not is_marker(prog, c):
             out.append(c)
             continue
-        zone = [x for x in st.zones[c - prog.card_count] if x not in taken]
-        if not zone:
-            raise RuleRuntimeError(f"a face-down card of {prog.slots[c - prog.card_count].name} was chosen, "
-                                   f"but none is left there", prog.path)
-        pick = zone[Rng.below(st, len(zone))]
+        zi, i = marker_zone(prog, c), marker_index(prog, c)
+        zone = st.zones[zi]
+        if i >= 0:  # by position: the card lying there
+            if i >= len(zone) or st.can_see_card(zone[i], who):
+                raise RuleRuntimeError(f"{marker_text(prog, c)} was chosen, but there is no such card "
+                                       f"there now", prog.path)
+            pick = zone[i]
+        else:
+            zone = [x for x in zone if x not in taken and not st.can_see_card(x, who)]
+            if not zone:
+                raise RuleRuntimeError(f"{marker_text(prog, c)} was chosen, but none is left there", prog.path)
+            pick = zone[Rng.below(st, len(zone))]
         taken.append(pick)
         out.append(pick)
     return out

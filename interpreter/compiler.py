@@ -26,6 +26,7 @@ from .action_ranges import range_ends, text_ends
 from .errors import GameOver, RuleRuntimeError
 from .expression_runtime import SCALED, _scaled, _updated
 from .expressions import ExpressionCompiler
+from .markers import marker_text
 from .names import player_name
 from .program_parts import CAction, CConversion, CEffect, CParam, CPhase, CTrigger, ZoneSlot  # noqa: F401 (re-exported)
 from .rng import Rng
@@ -239,10 +240,11 @@ class Program:
             names = _Labels(self, label)
         if t == T.PLAYER:
             return lambda st, v: player_name(v)
+        n = self.card_count  # (a card past the ids: a face-down pick an action's text names)
         if t == T.CARD:
             if isinstance(names, _Labels):
-                return lambda st, v: "no card" if v is None else names.of(st, v)
-            return lambda st, v: "no card" if v is None else names[v]
+                return lambda st, v: "no card" if v is None else names.of(st, v) if v < n else marker_text(self, v)
+            return lambda st, v: "no card" if v is None else names[v] if v < n else marker_text(self, v)
         if t == T.BOOL:
             return lambda st, v: "yes" if v else "no"
         if t == T.USE:
@@ -252,7 +254,8 @@ class Program:
             return lambda st, v: " + ".join(card(st, c) for c in st.zones[v]) or "nothing"
         if t.name == "list":
             if t.elem == T.CARD and not isinstance(names, _Labels):  # the common case, without a call per card
-                return lambda st, v: " + ".join(["no card" if c is None else names[c] for c in v]) or "nothing"
+                return lambda st, v: " + ".join(["no card" if c is None else names[c] if c < n else marker_text(self, c)
+                                                 for c in v]) or "nothing"
             inner = self.formatter(t.elem or T.ANY)
             sep = " + " if t.elem == T.CARD else ", "
             return lambda st, v: sep.join(inner(st, x) for x in v) or "nothing"
@@ -707,7 +710,8 @@ class Program:
                       p.distinct.name if p.distinct else None, wild, p.ordered, p.nullable, p.role,
                       self._printed_filter(p) if p.kind in ("card", "cards") and p.cond is not None else None,
                       p.wild is not None and self.static.is_static(p.wild[1], frozenset([p.wild[0]])),
-                      (self.card_props[p.sum_of[0].name], self.expr(p.sum_of[1])) if p.sum_of is not None else None)
+                      (self.card_props[p.sum_of[0].name], self.expr(p.sum_of[1])) if p.sum_of is not None else None,
+                      p.by_position)
 
     def _printed_filter(self, p: A.ActionParam) -> Optional[tuple]:
         """For 'where x.prop == V and ...' (V fixed for a game): the printed values of prop and V,
@@ -736,6 +740,7 @@ class Program:
                       self._all_of([r for _, _, r in post]), self._all_of([r for _, _, r in pre]),
                       frozenset(r.name for r in a.respond_to), self.ability(a))
         act.text_ends = text_ends(self.model, a)
+        _face_down_reads(a, params, act)
         ends = range_ends(self.model, a)
         if ends is not None and not post and act.ability is None:
             lo, hi = a.params[0].domain.lo, a.params[0].domain.hi
@@ -804,6 +809,19 @@ class _Labels:
 
 def _zero_of(_t, type_name: str):
     return {"int": 0, "bool": False, "text": "", "list": []}.get(type_name)
+
+
+def _face_down_reads(a: A.ActionDecl, params: list, act: CAction) -> None:
+    """Which card choices each condition of an action reads (the conditions that read a face-down
+    pick do not apply to it: the chooser could not check them)."""
+    cards = []
+    for decl, p in zip(a.params, params):
+        if decl.cond is not None:
+            p.face_down_reads = frozenset(n for n in cards if _mentions(decl.cond, {n}))
+        if p.kind in ("card", "cards"):
+            cards.append(p.name)
+    reads = tuple(frozenset(n for n in cards if _mentions(r.cond, {n})) for _, _, r in act.requires)
+    act.face_down_reads = reads if any(reads) else ()
 
 
 def _mentions(e, names: set) -> bool:

@@ -13,7 +13,8 @@ import re
 from collections import Counter
 from typing import Optional
 
-from .actions import ability_bases, action_text, candidates, failing_precondition, failing_requirement, unfiltered_candidates
+from .actions import (ability_bases, action_text, candidates, failing_precondition, failing_requirement,
+                      unfiltered_candidates, where_off)
 from .compiler import player_name
 from .windows import NO_RESPONSE, responses_for
 
@@ -77,7 +78,7 @@ def _failing_where(st, act, text: str, base) -> Optional[str]:
         if action_text(prog, act, st, env) != text:
             continue
         for p in act.params:
-            if p.cond is not None and not p.cond(st, env):
+            if p.cond is not None and not where_off(prog, p, env) and not p.cond(st, env):
                 decl = next(d for d in act.decl.params if d.name == p.name)
                 return (f"{p.name} = {_shown(st, p, env[p.name])} breaks 'where {_source(st, decl.cond.span)}' "
                         f"({prog.path}:{decl.cond.span.line})")

@@ -46,6 +46,8 @@ class CParam:
                                      # 'where c.power == ji_bu' read before anything else is built
     wild_static: bool = False        # whether a card is wild is fixed for a game (printed values, options)
     sum_of: Optional[tuple] = None   # (values of a number property by card, fn -> the total a set must make)
+    by_position: bool = False        # face-down cards offered one per place (markers.py)
+    face_down_reads: frozenset = frozenset()  # the card choices before it that its 'where' reads
 
 
 @attrs.define
@@ -65,6 +67,8 @@ class CAction:
     plan: Optional[object] = None  # what listing it needs (actions._Plan), made when first listed
     text_ends: tuple = ("", "")  # the fixed start and end of its every text (action_ranges.py)
     int_range: Optional[tuple] = None  # (LO fn, HI fn, PREFIX, SUFFIX) when it may be listed as a range
+    face_down_reads: tuple = ()  # per requirement of `requires`, the card choices it reads (() if none
+                                 # reads one): a requirement does not apply to a face-down pick
 
     def __attrs_post_init__(self):
         self.card_slots = tuple((p.name, p.kind) for p in self.params if p.kind in ("card", "cards", "use"))

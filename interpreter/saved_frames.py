@@ -24,6 +24,7 @@ from rulespec.lang import types as T
 from .blocks import assigned_names
 from .events import SECRET
 from .frames import AFTER_RESPONSE_BLOCK, EMIT_BLOCK, TIMINGS, WINDOWS_BLOCK
+from .markers import marker_count
 
 _EMIT_NEEDS = frozenset(["ev", "rec", "t", "jobs", "i", "ret", "caller"])
 _EMIT_KEYS = _EMIT_NEEDS | {"counted", "ordered", "secret_asked"}
@@ -342,8 +343,8 @@ def _is_card(v, val) -> bool:
 
 
 def _is_card_or_marker(v, val) -> bool:
-    """A card, or a face-down pick from a zone (card count + zone index: choices.py)."""
-    return type(v) is int and 0 <= v < val.card_count + val.zone_count
+    """A card, or a face-down pick from a zone (markers.py)."""
+    return type(v) is int and 0 <= v < marker_count(val.card_count, val.zone_count)
 
 
 # ---------------------------------------------------------------------- what blocks take

@@ -461,7 +461,7 @@ class State(Observation, CopyOnWrite):
         pend = self.pending
         if chosen.name == CHOICE:
             self.pending = None
-            value = resolve_hidden(self, chosen.params[0][1], pend.get("param", ""))
+            value = resolve_hidden(self, chosen.params[0][1], pend.get("param", ""), pend["who"])
             (self.frame_env(-1) if self._fshared else self.frames[-1][2])[pend["target"]] = value
             return
         if chosen.name == NO_RESPONSE:
@@ -475,7 +475,7 @@ class State(Observation, CopyOnWrite):
                 v = env[name]
                 if (kind == "card" and v is not None and v >= n_cards) or \
                         (kind == "cards" and v and max(v) >= n_cards):
-                    env[name] = resolve_hidden(self, v, kind)
+                    env[name] = resolve_hidden(self, v, kind, pend["who"] if pend is not None else self.active)
         frames = self.frames
         if pend is not None:  # a response: afterwards the window asks on (or opens anew)
             self.pending = None

@@ -393,6 +393,30 @@ CASES = [
      "the value of 'sum' must be int, not player", None, "p\n"),
     ("ties-last-misuse", probe("let x = max p in players: points[p] ties last"), "error",
      "'ties last' only goes with argmax and argmin", None, ("max p", -1)),
+    # -------- cards the chooser may not see
+    ("by-position-needs-order", edit(append="action peek(c: card from hand[active] by position) { }\n"), "error",
+     "'by position' needs an ordered zone, but 'hand' is a set (the order of its cards means nothing)",
+     "declare it 'zone hand[player]: pile ...' if its cards keep their places", ("hand[active] by", -1)),
+    ("by-position-needs-zones", edit(append="action peek(c: card from cards(deck) by position) { }\n"), "error",
+     "'by position' picks a card by its place in a zone: name the zones here directly (a pile or plays zone, "
+     "e.g. hand[active])", None, "cards(deck) by"),
+    ("by-position-not-with-same", edit(append="action peek(cs: cards from deck size 2 same value by position) { }\n"),
+     "error", "'by position' does not go with 'same' (a 'same' set leaves face-down cards out, so there is no "
+     "position to pick)", None, "cs: cards"),
+    ("by-position-not-for-players", edit(append="action peek(ts: players from players by position) { }\n"), "error",
+     "'by position' goes with cards, not with a players choice", None, "ts: players"),
+    ("require-reads-face-down", edit(append="action steal(t: player where t != active, c: card from hand[t]) {\n"
+                                            "  require c.value > 1\n}\n"), "warning",
+     "this requirement reads 'c', which may be a face-down card of hand[t] (a zone the chooser may not see): it "
+     "does not apply to a face-down pick",
+     "test the card in the effect once it is drawn (if c ... { }), or choose from cards the chooser sees",
+     "c.value > 1"),
+    ("where-reads-face-down", edit(append="action bet(c: card from deck, t: player where t != active and "
+                                          "c.value > 1) { }\n"), "warning",
+     "the 'where' of 't' reads 'c', which may be a face-down card of deck (a zone the chooser may not see): it "
+     "does not apply to a face-down pick",
+     "test the card in the effect once it is drawn (if c ... { }), or choose from cards the chooser sees",
+     "c.value > 1"),
     # -------- never used / never taken
     ("zone-never-used", edit(append="zone spare: pile public\n"), "warning",
      "zone 'spare' is never used", None, "zone spare"),
@@ -698,3 +722,11 @@ def test_unreadable_file(monkeypatch, tmp_path, exc, message):
     with pytest.raises(RulesError) as info:
         check_file(f)
     assert info.value.render() == f"{f}:1:1: error: {message}"
+
+
+def test_a_requirement_on_cards_the_chooser_sees_is_not_warned():
+    """Only a pick that may be face down is warned about: the chooser's own 'owner' zone, a public
+    zone and a list of cards are seen."""
+    text = edit(append="action take(c: card from hand[active] + discard, d: card from cards(deck)) {\n"
+                       "  require c.value > d.value\n}\n")
+    assert not [d for d in diagnostics(text) if "face-down" in d.message or d.severity == "error"]

@@ -98,8 +98,8 @@ def test_the_lab_lists_alike_with_every_kind_of_choice():
 
 
 @pytest.mark.parametrize("option, message", [
-    ("broken", "listing_lab.rules:51:11: runtime error: division by zero"),
-    ("peek", "runtime error: IndexError: list index out of range (listing actions in phase 'turn')")])
+    ("broken", "listing_lab.rules:52:11: runtime error: division by zero"),
+    ("peek", "listing_lab.rules:62:23: runtime error: index 4 is outside a list of 1")])
 def test_an_error_while_listing_is_the_reference_error(option, message):
     compiled, reference = _both(LAB)
     errors = []

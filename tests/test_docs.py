@@ -116,3 +116,117 @@ def test_a_deck_whose_copies_depend_only_on_the_player_count_is_sized_by_it(tmp_
                  'zone deck: pile hidden\naction end_it() { effect { end game } }\n'
                  'phase go { actions end_it  after { active = next_player(active) } next go }\n', encoding="utf-8")
     assert "6 cards with 2 or 3 players, 8 with 4 or 5 players:" in to_markdown(check_file(str(p)))
+
+
+# ---------------------------------------------------------------------- the English reads right
+RULES_FILES = GAMES + sorted((ROOT / "tests" / "rules").glob("*.rules"))  # a lab added later is read too
+SUBJECT_VERBS = "chooses|may|answers|looks|becomes|decides|is|are"
+
+
+def _prose(model) -> str:
+    return re.sub(r"```mermaid.*?```", "", to_markdown(model), flags=re.S)
+
+
+def _locals(model) -> set[str]:
+    """The names the rules bind locally (parameters, loop variables, lets), as the English says them."""
+    return {ref[1].replace("_", " ") for ref in model.refs.values() if isinstance(ref, tuple) and ref[0] == "local"}
+
+
+def english_faults(prose: str, names: set[str]) -> list[str]:
+    """The classes of wrong English a rulebook once had, found in its text (names: its locals)."""
+    faults = []
+    checks = [
+        (r"[{}]", "a template hole printed raw"),
+        (r"\b(is|are) not nobody\b", "none compared without its type"),
+        (r"(?<![\d,-])1 cards\b|\bthe (top|bottom) 1\b", "'1 cards'"),
+        (r"\bsuch that (false|true)\b", "a constant condition read literally"),
+        (r"\bthe to\b", "a name that is not a noun after 'the'"),
+        (r"(?<!of )\b[Tt]he cards (in|of) (the |\w+'s )?\w+ is\b", "'the cards ... is'"),
+    ]
+    for pattern, what in checks:
+        for m in re.finditer(pattern, prose):
+            faults.append(f"{what}: ...{prose[max(0, m.start() - 60):m.end() + 20]}...")
+    from rulespec.lang.english_words import is_plural_word
+    for m in re.finditer(r"(?<!of )\b(?:[Tt]he|\w+'s) (\w+) is\b", prose):  # "the hints is", "p's points is"
+        if is_plural_word(m.group(1)):
+            faults.append(f"agreement: ...{m.group(0)}...")
+    for m in re.finditer(rf"^\s*- ([A-Z][\w ]*?)(?:'s)? ({SUBJECT_VERBS})\b", prose, flags=re.M):
+        if m.group(1).lower() in names:  # "- Q looks at ...": a local capitalised
+            faults.append(f"a capitalised local: {m.group(0).strip()}")
+    return faults
+
+
+@pytest.mark.parametrize("rules", RULES_FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_rulebook_is_free_of_the_known_faults(rules):
+    model = check_file(str(rules))
+    assert english_faults(_prose(model), _locals(model)) == []
+
+
+def test_the_fault_finder_finds_each_fault():
+    """Each check above catches what it is for (a test that cannot fail is a defect)."""
+    bad = ("- Everyone is told “{active} tells {t}”.\n- If c is not nobody:\n- Move the top 1 cards.\n"
+           "- every p in the players such that false\n- Set the to play to p.\n- The cards in the trick is hidden.\n"
+           "- the hints is more than 0\n- Q looks at the top card.\n- 11 cards and 61 cards: fine\n")
+    faults = english_faults(bad, {"q"})
+    kinds = {f.split(":")[0] for f in faults}
+    assert kinds == {"a template hole printed raw", "none compared without its type", "'1 cards'",
+                     "a constant condition read literally", "a name that is not a noun after 'the'",
+                     "'the cards ... is'", "agreement", "a capitalised local"}, faults
+    assert not any("11 cards" in f or "61 cards" in f for f in faults)
+
+
+LAB = ROOT / "tests" / "rules" / "english_lab.rules"
+
+
+@pytest.fixture(scope="module")
+def lab_doc() -> str:
+    return to_markdown(check_file(str(LAB)))
+
+
+@pytest.mark.parametrize("english", [
+    # template holes as words in square brackets, a call and arithmetic inside them
+    "Everyone is told “[the active player] tells [t]: [hint text (the cards in t's hand)], "
+    "[the number of cards in t's hand plus 1] in all”.",
+    "(discard a card costing up to [c's cost plus 2])",
+    "- **hint text** (cs): “[the number of cards in cs] cards”.",
+    # number agreement
+    "- the number of hints is more than 0 (otherwise: “no hints left”)",
+    "- The cards in the trick are hidden again.",
+    "- Move the top card of the deck to the active player's hand.",
+    "- Set the drawn card to the top card of the discard.",
+    # none by the type of what is compared
+    "- there is a drawn card",
+    "- the player who went out is nobody (otherwise: “somebody went out”)",
+    # a local never capitalised at the start of a sentence
+    "- Player q chooses a card from q's hand",
+    # a look in a loop over players is not "nobody else"
+    "- Player q looks at the top card of the active player's hand (only the players who look see it).",
+    # the possessive on the right noun
+    "- **lead suit**: the suit of the first card in the trick.",
+    # brackets where the words could be grouped otherwise
+    "- **bonus**: (100 times the doubling times (2 if the vul option is on, otherwise 1)) plus "
+    "(((10 times the doubling) if the vul option is on, otherwise 5) times 3).",
+    # a constant condition
+    "- **left out**: no players.",
+    "the game ends; nobody wins.",
+    # a branch that only logs
+    "- If passed out:\n    - nothing changes (the log says “passed out”).",
+    # names that are not nouns
+    "- Set the player to play to the player to the left of the player to play.",
+    "- The player to play becomes the active player.",
+    # the condition that ends the game, stated where the game ends
+    "- In phase over: the game ends; nobody wins. Phase over comes after phase check when game over, that is "
+    "when the number of hints is 0 or the number of turns is at least 6.",
+])
+def test_the_english_lab_reads_right(lab_doc, english):
+    assert english in lab_doc, english
+
+
+def test_the_english_lab_holds_each_construct():
+    source = LAB.read_text(encoding="utf-8")
+    for construct in ["announce \"{active} tells {t}: {hint_text(", "{count(hand[t]) + 1}", "var hints: int",
+                      "top(deck, 1)", "drawn != none", "went_out == none", "for q in players",
+                      "look top(hand[active], 1) by q", "cards(trick)[0].suit", "(if vul then 2 else 1)",
+                      "collect p in players where false", "log \"passed out\"", "next over when game_over()",
+                      "var to_play: player", "conceal cards(trick)"]:
+        assert construct in source, construct

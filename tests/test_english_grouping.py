@@ -65,7 +65,12 @@ def test_boolean_grouping(source, english):
     ("a - (b + c)", "a minus (b plus c)"),
     ("-(a + b)", "minus (a plus b)"),
     ("(if x then a else b) + 1", "(a if x, otherwise b) plus 1"),
-    ("if x then a + 1 else b", "a plus 1 if x, otherwise b"),
+    # a compound value before "if" is bracketed: "a plus 1 if x" could be "a plus (1 if x, ...)"
+    ("if x then a + 1 else b", "(a plus 1) if x, otherwise b"),
+    ("100 * a * (if x then 2 else 1)", "100 times a times (2 if x, otherwise 1)"),
+    ("if x then 100 * a * 2 else b", "(100 times a times 2) if x, otherwise b"),
+    ("(if x then 10 * a else 5) * 3", "((10 times a) if x, otherwise 5) times 3"),
+    ("if x then a else if y then b + 1 else c", "a if x, otherwise (b plus 1) if y, otherwise c"),
     ("count(deck) + 1", "the number of cards in the deck plus 1"),
     ("top(deck, a - 1)", "the top (a minus 1) cards of the deck"),
     ("(count p in players where a > 0) + 1", "(the number of p in the players such that a is more than 0) plus 1"),
@@ -219,3 +224,8 @@ def test_the_english_means_what_the_source_means(source, ints, bools):
     reader.env = env
     want = eval(source, {}, env)  # fully parenthesised: Python's precedence does not matter
     assert reader.read() == want, f"{source!r} reads {english!r}"
+
+
+def test_a_quantifier_over_nothing_reads_as_what_it_gives():
+    assert english_of("(count p in players where false) + a", "int") == "0 plus a"
+    assert english_of("(any p in players where false) or x") == "false or x"

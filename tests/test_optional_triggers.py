@@ -281,8 +281,8 @@ def test_public_facts_about_a_hidden_card_do_not_warn(cond, extra):
 def test_the_rulebook_says_may():
     from rulespec.tools.docs import to_markdown
     text = to_markdown(interpreter.load(LAB).model)
-    assert "its owner may (asked “{owner}: heal?”)" in text
-    assert "p may (asked “{p}: cheer for hurting {target}?”)" in text
+    assert "its owner may (asked “[its owner]: heal?”)" in text  # holes as words in brackets
+    assert "p may (asked “[p]: cheer for hurting [target]?”)" in text
 
 
 # ---------------------------------------------------------------------- the counterfactual check

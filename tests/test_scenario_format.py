@@ -371,3 +371,61 @@ steps:
     assert obs == {"count": 2, "shown": ["Strike s7"]}
     moved = write(tmp_path, case.read_text().replace("rest: stay", "rest: box"), "moved.yaml")
     assert "count of deck: expected 6, got 0" in str(error_of(moved))
+
+
+# ---------------------------------------------------------------------- cards shown in hidden zones
+PICK_LAB = ROOT / "tests" / "rules" / "pick_lab.rules"
+PICK_HEADER = f"""\
+rules: {PICK_LAB}
+players: 2
+position:
+  phase: turn
+  active: P2
+  rest: deck
+  zones:
+    hand[P1]: [three]
+    hand[P2]: [three]
+    secret[P1]: [two, four]
+    secret[P2]: []
+"""
+
+
+def test_shown_names_the_cards_shown_inside_a_zone_seen_as_a_count(tmp_path):
+    ok = write(tmp_path, PICK_HEADER + "  revealed: [four]\nsteps:\n"
+                                       "  - expect: {viewer: P2, shown: {\"secret[P1]\": [four]}}\n")
+    run(ok)
+    wrong = write(tmp_path, ok.read_text().replace("[four]}}", "[two]}}"), "wrong.yaml")
+    err = error_of(wrong)
+    assert err.line == line_of(wrong, "shown:")
+    assert err.message == "cards of secret[P1] shown to P2: expected [two], got [four]; not shown [two]; shown too [four]"
+    none = write(tmp_path, ok.read_text().replace("[four]}}", "[]}}"), "none.yaml")
+    assert "shown too [four]" in error_of(none).message
+
+
+def test_shown_is_refused_for_a_zone_the_viewer_sees_whole(tmp_path):
+    p = write(tmp_path, PICK_HEADER + "steps:\n  - expect: {viewer: P1, shown: {\"secret[P1]\": []}}\n")
+    assert "P1 sees every card of secret[P1], not only some shown: compare them with 'sees'" in error_of(p).message
+    no_viewer = write(tmp_path, PICK_HEADER + "steps:\n  - expect: {shown: {\"secret[P1]\": []}}\n", "nv.yaml")
+    assert "'shown' needs a 'viewer: Pn' in the same expect" in error_of(no_viewer).message
+
+
+def test_revealed_zones_sets_the_zones_revealed_as_a_whole(tmp_path):
+    p = write(tmp_path, PICK_HEADER + "  revealed_zones: [\"secret[P1]\", \"secret[P1]\"]\n"
+                                      "steps:\n  - expect: {viewer: P2, sees: {\"secret[P1]\": [two, four]}}\n")
+    st = run(p)
+    assert st.revealed == [st.prog.zone_base["secret"]]  # (the first player's copy, once)
+    bad = write(tmp_path, PICK_HEADER + "  revealed_zones: [secrets]\n", "bad.yaml")
+    err = error_of(bad)
+    assert err.line == line_of(bad, "revealed_zones") and "unknown zone 'secrets'" in err.message
+
+
+def test_an_engine_error_in_a_step_is_reported_at_that_step(tmp_path):
+    """An error of the rules met while a step lists actions or reads the state points at the step
+    (it once fell to the scenario's first line)."""
+    lab = ROOT / "tests" / "rules" / "listing_lab.rules"
+    for step in ("legal_count: 2", "expect: {viewer: P1, hidden: [\"hand[P2]\"]}", "check: legal"):
+        p = write(tmp_path, f"rules: {lab}\nplayers: 2\nseed: 1\noptions: {{peek: true}}\nsteps:\n"
+                            f"  - note: listing fails (peek)\n    {step}\n", "engine.yaml")
+        err = error_of(p)
+        assert err.line == 7, (step, err)
+        assert "runtime error: index 4 is outside a list of 1" in err.message

@@ -175,7 +175,7 @@ def test_a_world_that_announces_otherwise_is_dropped_with_the_reason():
 def test_the_rulebook_says_what_everyone_is_told():
     from rulespec.tools.docs import to_markdown
     text = to_markdown(interpreter.load(ANNOUNCE).model)
-    assert "Everyone is told “{q} holds a Five”" in text, text
+    assert "Everyone is told “[q] holds a Five”" in text, text  # a hole as words in brackets
 
 
 # ====================================================================== 2c. a rival's hidden choice

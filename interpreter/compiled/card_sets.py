@@ -51,6 +51,8 @@ def card_sets(prog, p, st, env, who) -> list:
     out: list = []
     for k in sizes:
         if k <= 0:
+            if k == 0:  # (the empty set, as card_choices offers it)
+                out.append([])
             continue
         for group, n in zip(class_groups, totals):
             if k <= n:
@@ -77,6 +79,8 @@ def _unwild(prog, p, classes: list, sizes, limit: int) -> list:
     biggest = max([n for _, n in groups], default=0)
     out: list = []
     for k in sizes:
+        if k == 0:
+            out.append([])
         if k <= 0 or k > biggest:
             continue
         for group, n in groups:

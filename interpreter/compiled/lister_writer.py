@@ -23,7 +23,8 @@ from rulespec.lang import types as T
 # What every generated lister finds in its closure (the factory's argument R, in this order:
 # listing._closure makes it).
 _COMMON = ("L_prog", "L_P", "L_F", "L_Action", "L_new", "L_CC", "L_names", "L_kind", "L_pub", "L_own",
-           "L_first", "L_ntc", "L_pvals", "L_cards", "L_Over", "L_active_for", "L_ab", "L_pp", "L_enum", "L_U")
+           "L_first", "L_ntc", "L_pvals", "L_cards", "L_Over", "L_active_for", "L_ab", "L_pp", "L_enum", "L_U",
+           "L_hidden", "L_mt")
 _ENV = re.compile(r"\benv\b")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
@@ -206,12 +207,21 @@ class _Writer:
                 self.emit(d + 1, f"L_w = L_pp[{i}][1](st, {self.env_dict(i)})")
                 self.emit(d + 1, f"L_z = [c for c in L_z if L_pp[{i}][0][c] == L_w]")
             self.emit(d + 1, f"{x} = L_z" if _unique_kinds(self.prog) else f"{x} = L_first(L_kind, L_z)")
-            self.emit(d, "else:")
-            self.emit(d + 1, f"{x} = [L_CC + L_zi] if L_z else ()")
+            self.emit(d, "else:")  # face down (cardsets.hidden_zone_values)
+            self.emit(d + 1, f"{x} = L_hidden(L_prog, L_P[{i}], st, {self.env_dict(i)}, L_zi, actor)")
         elif p.kind == "cards":
             self.emit(d, f"{x} = L_cards(L_prog, L_P[{i}], st, {self.env_dict(i)}, actor)")
         else:
             self.emit(d, f"{x} = L_pvals(L_prog, L_P[{i}], st, {self.env_dict(i)}, actor)")
+
+    def face_down(self, i: int) -> str:
+        """Does card choice i hold a face-down pick (markers.py)?"""
+        v = f"L_v{i}"
+        return f"{v} >= L_CC" if self.act.params[i].kind == "card" else f"any([L_c >= L_CC for L_c in {v}])"
+
+    def indexes(self, names) -> list:
+        """The indexes of the named choices, in order."""
+        return [j for j, p in enumerate(self.act.params) if p.name in names]
 
     def simple_card(self, i: int) -> bool:
         p, ap = self.act.params[i], self.decl.params[i]
@@ -234,8 +244,11 @@ class _Writer:
                 self.emit(d, "if len(L_x0) > limit: raise L_Over()")
         g.scope[ap.name] = v
         self.looping = True
-        marker = {"card": f" or {v} >= L_CC", "cards": f" or any([c >= L_CC for c in {v}])"}.get(p.kind, "")
-        test = f"({g.expr(ap.cond)}){marker}" if ap.cond is not None else None
+        test = None
+        if ap.cond is not None:  # (off for a face-down pick, its own or one it reads: actions.where_off)
+            off = ([self.face_down(i)] if p.kind in ("card", "cards") else []) + \
+                [self.face_down(j) for j in self.indexes(p.face_down_reads)]
+            test = " or ".join(off + [f"({g.expr(ap.cond)})"])
         if p.kind == "player" and p.nullable:  # 'player or none': none only when no player qualifies
             keep = f" if {test}" if test is not None else ""
             self.emit(d, f"for {v} in ([{v} for {v} in L_x{i}{keep}] or (None,)):")
@@ -254,7 +267,12 @@ class _Writer:
         """The filled-in action: its requirements, its text, and the action itself."""
         act, decl, g = self.act, self.decl, self.g
         if act.requires:
-            self.emit(d, f"if {self.all_of([r.cond for _, _, r in act.requires])}:")
+            if act.face_down_reads:  # a requirement that reads a face-down pick does not apply to it
+                self.emit(d, "if " + " and ".join(
+                    "(" + " or ".join([self.face_down(j) for j in self.indexes(reads)] + [f"({g.expr(r.cond)})"]) + ")"
+                    for (_, _, r), reads in zip(act.requires, act.face_down_reads)) + ":")
+            else:
+                self.emit(d, f"if {self.all_of([r.cond for _, _, r in act.requires])}:")
             d += 1
         self.emit(d, f"L_t = {self.text()}")
         self.emit(d, "if len(out) >= limit: raise L_Over()")
@@ -300,11 +318,12 @@ class _Writer:
             t = g.type_of(part)
             src = g.expr(part)
             simple = _NAME.fullmatch(src) is not None  # read twice below: a local name only
-            if t == T.CARD and simple:
-                out.append(f"('no card' if {src} is None else {self.names()}[{src}])")
+            if t == T.CARD and simple:  # (past the card ids: a face-down pick)
+                out.append(f"('no card' if {src} is None else {self.names()}[{src}] if {src} < L_CC "
+                           f"else L_mt(L_prog, {src}))")
             elif t == T.CARDS:
-                out.append(f"(' + '.join(['no card' if L_c is None else {self.names()}[L_c] for L_c in {src}])"
-                           f" or 'nothing')")
+                out.append(f"(' + '.join(['no card' if L_c is None else {self.names()}[L_c] if L_c < L_CC "
+                           f"else L_mt(L_prog, L_c) for L_c in {src}]) or 'nothing')")
             elif t == T.PLAYER and simple:
                 out.append(f"('nobody' if {src} is None else 'P' + str({src} + 1))")
             elif (t in (T.INT, T.TEXT) or t.name == "enum") and simple:

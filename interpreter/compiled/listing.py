@@ -34,7 +34,8 @@ from typing import Callable, Optional
 from ..abilities import active_for
 from ..action_value import Action
 from ..actions import _formatter, _list_one, _param_values, ability_bases, legal_actions
-from ..cardsets import _limit, nothing_to_choose
+from ..cardsets import _limit, hidden_zone_values, nothing_to_choose
+from ..markers import marker_text
 from .card_sets import card_sets, first_of_each_kind
 from .lister_writer import _Writer
 
@@ -97,7 +98,8 @@ def _closure(prog, act) -> tuple:
             prog.card_count, prog.card_names, prog.card_kind, zones[0], zones[1], first_of_each_kind,
             nothing_to_choose, _param_values, card_sets, _Over, active_for, act.ability,
             tuple(p.printed for p in params),
-            tuple(p.domain(None, None) if p.kind == "enum" else None for p in params), _UNSET)
+            tuple(p.domain(None, None) if p.kind == "enum" else None for p in params), _UNSET,
+            hidden_zone_values, marker_text)
 
 
 # ---------------------------------------------------------------------- the lister

@@ -528,6 +528,7 @@ class ActionParam:
     nullable: bool = False             # player or none: 'none' when no player qualifies
     role: Optional[str] = None         # use: the card name chosen cards (or conversions) play as
     sum_of: Optional[tuple] = None     # (property, expr): the chosen cards' values of it add up to expr
+    by_position: bool = False          # card(s): cards the chooser cannot see are picked by their place
 
 
 @node

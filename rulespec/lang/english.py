@@ -7,8 +7,11 @@ a list of sentences (nested lists for nested blocks).  The generated rulebook
 """
 from __future__ import annotations
 
+import re
+
 from . import ast as A
 from . import types as T
+from .english_words import agree, article, is_plural_name, is_plural_word, noun_phrase, owned, type_noun, words
 from .model import Model
 
 _CMP = {"==": "is", "!=": "is not", "<": "is less than", "<=": "is at most", ">": "is more than",
@@ -40,20 +43,10 @@ _LOCAL_WORDS = {"this": "this effect", "owner": "its owner", "self": "this card"
                 "stack_top": "the effect on top of the stack"}
 
 
-def words(name: str) -> str:
-    """an_identifier -> 'an identifier'."""
-    return name.replace("_", " ")
-
-
-def possessive(owner: str) -> str:
-    if owner in ("you", "You"):
-        return "your"
-    return owner + ("'" if owner.endswith("s") else "'s")
-
-
 class English:
     def __init__(self, model: Model):
         self.model = model
+        self._loops: list[str] = []  # the variables of the for loops around the statement being said
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e) -> str:
@@ -65,6 +58,54 @@ class English:
 
     def _type(self, e) -> T.Type:
         return self.model.types.get(e, T.ANY)
+
+    # ------------------------------------------------------------------ number
+    def plural(self, e) -> bool:
+        """Does the English for e name several things ("the cards in the trick", "p's points")?
+        Its verb agrees: "are", not "is"."""
+        if isinstance(e, A.ListLit):
+            return len(e.items) > 1 or (len(e.items) == 1 and self.plural(e.items[0]))
+        if isinstance(e, A.Name):
+            kind = self.model.refs.get(e, ("local",))[0]
+            if kind == "builtin":
+                return e.name in ("players", "stacked")
+            if kind in ("enum", "option") or self._counter(e):
+                return False
+            return is_plural_word(noun_phrase(e.name, self._type(e)).rsplit(" ", 1)[-1])  # "the laid cards"
+        if isinstance(e, A.Index):
+            ref = self.model.refs.get(e, ("list",))
+            if ref[0] == "pzone":
+                return is_plural_word(noun_phrase(ref[1].name, T.ZONE).rsplit(" ", 1)[-1])
+            return is_plural_name(ref[1].name) if ref[0] == "pvar" else False
+        if isinstance(e, A.Attr):
+            return e.name == "cards" or is_plural_name(e.name)
+        if isinstance(e, A.Call):
+            if self.model.refs.get(e, ("builtin_func",))[0] in ("def", "rule"):  # "points (c)" is a number
+                return T.is_list(self._type(e)) and is_plural_name(e.func)
+            if e.func in ("top", "bottom"):
+                return not (isinstance(e.args[1], A.IntLit) and e.args[1].value == 1)
+            if e.func in ("sorted", "distinct", "reversed"):
+                return self.plural(e.args[0])
+            return e.func in ("cards", "plays", "players_after", "players_from")
+        if isinstance(e, A.Chain):
+            return T.is_list(self._type(e))
+        if isinstance(e, A.IfExpr):
+            return self.plural(e.then)
+        return False
+
+    def _counter(self, e) -> bool:
+        """A game's whole number named by a plural ("hints", "turns") reads "the number of hints"."""
+        ref = self.model.refs.get(e, ("local",))
+        return ref[0] == "var" and _counts(e.name, self._type(e))
+
+    def var_words(self, name: str) -> str:
+        """A game variable as a noun: "the dealer", "the number of hints", "the player to play"."""
+        t = self.model.vars[name].type
+        return f"the number of {words(name)}" if _counts(name, t) else f"the {noun_phrase(name, t)}"
+
+    def verb(self, subject, phrase: str) -> str:
+        """phrase ("is more than") agreeing with the English of subject."""
+        return agree(phrase, self.plural(subject))
 
     # ------------------------------------------------------------------ grouping
     def level(self, e) -> int:
@@ -99,6 +140,8 @@ class English:
         return ATOM
 
     def _quant_level(self, e) -> int:
+        if isinstance(e.where, A.BoolLit) and not e.where.value:
+            return ATOM  # "no players", "0": see _nothing_qualifies
         if e.kind in ("first", "argmax", "argmin"):
             return ATOM  # closed by "(nobody if none)" / "(the latest on a tie)"
         if e.kind == "any" and e.where is None and e.body is None:
@@ -137,7 +180,49 @@ class English:
         return f"“{e.value}”"
 
     def _TextTemplate(self, e):
-        return self._StrLit(e.lit)
+        return self._quoted(e.parts)
+
+    def quote(self, lit) -> str:
+        """A text as written, its {holes} said in words in square brackets:
+        "{active} tells {t}" -> “[the active player] tells [t]”."""
+        parts = self.model.templates.get(lit)
+        return self._quoted(parts) if parts is not None else self._StrLit(lit)
+
+    def _quoted(self, parts) -> str:
+        out = []
+        for p in parts:
+            if isinstance(p, str):   # "[x](" would be a Markdown link: "[x] (" is not
+                out.append(" " + p if p.startswith("(") and out and out[-1].endswith("]") else p)
+            else:
+                out.append(f"[{self.expr(p)}]")
+        return "“" + "".join(out) + "”"
+
+    # ------------------------------------------------------------------ sentence starts
+    def subject(self, e) -> str:
+        """The English for e starting a sentence.  A local name is never capitalised ("Q looks"
+        reads as a name of its own): the noun of its type goes first, "Player q looks at ..."."""
+        text = self.expr(e)
+        for n in self._locals(e):
+            if re.match(re.escape(words(n.name)) + r"(\Z|[ '])", text):
+                text = f"{type_noun(self._type(n))} {text}"
+                break
+        return _cap(text)
+
+    def _locals(self, e):
+        """The local names (loop variables, parameters, lets) read in expression e."""
+        stack = [e]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, A.Name):
+                if self.model.refs.get(x, ("local",))[0] == "local" and x.name not in _LOCAL_WORDS \
+                        and not x.name.startswith("ask#"):
+                    yield x
+                continue
+            for v in vars(x).values() if hasattr(x, "__dict__") else ():
+                if isinstance(v, (tuple, list)):
+                    stack.extend(i for i in v if isinstance(i, A.Expr))
+                elif isinstance(v, A.Expr):
+                    stack.append(v)
 
     def _BoolLit(self, e):
         return "true" if e.value else "false"
@@ -146,7 +231,30 @@ class English:
         return "nobody"  # the checker types none by its context; the words below refine it
 
     def none_for(self, t) -> str:
-        return {"card": "no card", "entry": "no effect", "play": "no play"}.get(t.name, "nobody")
+        return {"card": "no card", "use": "no card", "entry": "no effect", "play": "no play"}.get(t.name, "nobody")
+
+    def _none_compare(self, other, there: bool) -> str:
+        """x == none / x != none, said for what x is: "c is no card", "the maker is someone",
+        "there is an effect on top of the stack"."""
+        t = self._type(other)
+        text = self.operand(other, "==")
+        if t == T.PLAYER or t.name not in T.NULLABLE:
+            return f"{text} is {'someone' if there else 'nobody'}"
+        noun = type_noun(t)
+        if text.startswith("the ") and noun in text.split(" ") and self.level(other) == ATOM:
+            rest = text[4:]    # "the drawn card" -> "there is no drawn card"
+            return f"there is {article(rest) if there else 'no ' + rest}"
+        return f"{text} is {article(noun) if there else self.none_for(t)}"
+
+    @staticmethod
+    def _against_none(e):
+        """For x == none or none == x (and !=): x; otherwise None."""
+        if isinstance(e, A.BinOp) and e.op in ("==", "!="):
+            if isinstance(e.right, A.NoneLit) and not isinstance(e.left, A.NoneLit):
+                return e.left
+            if isinstance(e.left, A.NoneLit):
+                return e.right
+        return None
 
     def _Name(self, e):
         ref = self.model.refs.get(e, ("local",))
@@ -156,9 +264,9 @@ class English:
                     "active": "the active player", "stack_top": "the effect on top of the stack",
                     "stacked": "the effects on the stack"}.get(e.name, words(e.name))
         if kind == "zone":
-            return f"the {words(e.name)}"
+            return f"the {noun_phrase(e.name, T.ZONE)}"
         if kind == "var":  # a yes/no variable reads as a condition: "must give"
-            return words(e.name) if self._type(e) == T.BOOL else f"the {words(e.name)}"
+            return words(e.name) if self._type(e) == T.BOOL else self.var_words(e.name)
         if kind == "option":
             t = self.model.options[e.name].type
             return f"the {words(e.name)} option is on" if t == T.BOOL else f"the {words(e.name)} option"
@@ -175,14 +283,28 @@ class English:
     def _Index(self, e):
         ref = self.model.refs.get(e, ("list",))
         if ref[0] in ("pvar", "pzone"):
-            return f"{possessive(self._owner(e.index))} {words(ref[1].name)}"
+            return owned(self._owner(e.index), noun_phrase(ref[1].name, T.ZONE if ref[0] == "pzone" else self._type(e)))
+        n = e.index.value if isinstance(e.index, A.IntLit) else None
+        if isinstance(e.index, A.Unary) and e.index.op == "-" and isinstance(e.index.operand, A.IntLit):
+            n = -e.index.operand.value
+        if n in (0, -1) and self._one_card(e.obj):
+            return self.expr(e.obj)   # the first of "the top card of the deck" is that card
+        if isinstance(e.obj, A.Call) and e.obj.func in ("cards", "plays") and n in _ORDINALS \
+                and self.model.refs.get(e.obj, ("builtin_func",))[0] == "builtin_func":
+            noun = "card" if e.obj.func == "cards" else "play"   # "the first card in the trick"
+            return f"the {_ORDINALS[n]} {noun} in {self.sub(e.obj.args[0], UNARY)}"
         obj = self.sub(e.obj, UNARY)
-        if isinstance(e.index, A.IntLit) and e.index.value in _ORDINALS:
-            return f"the {_ORDINALS[e.index.value]} of {obj}"
-        if isinstance(e.index, A.Unary) and e.index.op == "-" and isinstance(e.index.operand, A.IntLit) \
-                and -e.index.operand.value in _ORDINALS:
-            return f"the {_ORDINALS[-e.index.operand.value]} of {obj}"
+        if n in _ORDINALS:
+            if self.plural(e.obj):
+                return f"the {_ORDINALS[n]} of {obj}"
+            return f"the {_ORDINALS[n]} {type_noun(T.elem_of(self._type(e.obj)))} of {obj}"  # "the first card of the meld"
         return f"item {self.sub(e.index, ATOM)} (from 0) of {obj}"
+
+    @staticmethod
+    def _one_card(e) -> bool:
+        """top(z, 1) or bottom(z, 1): a list of one card, read as that card."""
+        return isinstance(e, A.Call) and e.func in ("top", "bottom") and len(e.args) == 2 \
+            and isinstance(e.args[1], A.IntLit) and e.args[1].value == 1
 
     def _Attr(self, e):
         ref = self.model.refs.get(e, ("", e.name))
@@ -190,18 +312,18 @@ class English:
         if ref[0] == "card_name":
             return f"the name of {obj}"
         if ref[0] == "prop":
-            return f"{possessive(obj)} {words(e.name)}"
+            return owned(obj, words(e.name))
         if ref[0] == "entry_field":
             return {"kind": f"the kind of {obj}", "by": f"the player who put {obj} on the stack",
                     "target": f"the target of {obj}", "cards": f"the cards of {obj}",
                     "against": f"the effect {obj} answers", "cancelled": f"{obj} is cancelled"}[e.name]
         if ref[0] in ("entry_data", "record_field"):
-            return f"{possessive(obj)} {words(e.name)}" if e.name != "prevented" else f"{obj} was prevented"
+            return owned(obj, words(e.name)) if e.name != "prevented" else f"{obj} was prevented"
         if ref[0] == "use_field":
             return {"name": f"the name {obj} is used as", "cards": f"the cards that make {obj}",
-                    "via": f"the conversion that made {obj}", "giver": f"the card whose ability made {obj}"}.get(e.name, f"{possessive(obj)} {words(e.name)}")
+                    "via": f"the conversion that made {obj}", "giver": f"the card whose ability made {obj}"}.get(e.name, owned(obj, words(e.name)))
         return {"player": f"the player of {obj}", "cards": f"the cards of {obj}",
-                "size": f"the number of cards of {obj}"}.get(e.name, f"{possessive(obj)} {words(e.name)}")
+                "size": f"the number of cards of {obj}"}.get(e.name, owned(obj, words(e.name)))
 
     def _Call(self, e):
         ref = self.model.refs.get(e, ("builtin_func", e.func))
@@ -216,7 +338,11 @@ class English:
             name = words(e.func)
             if args:
                 return f"{name} ({', '.join(args)})"
-            return name if self._type(e) == T.BOOL else f"the {name}"
+            if self._type(e) == T.BOOL:
+                return name
+            if _counts(e.func, self._type(e)):
+                return f"the number of {name}"   # "the number of attacks"
+            return f"the {noun_phrase(e.func, self._type(e))}"
         f = e.func
         if f == "count":
             t = self._type(e.args[0])
@@ -231,23 +357,27 @@ class English:
             "players_from": lambda: f"the players clockwise from {args[0]}",
             "next_player": lambda: f"the player to the left of {args[0]}",
             "random": lambda: f"one of {args[0]} at random",
-            "top": lambda: f"the top {args[1]} cards of {args[0]}",
-            "bottom": lambda: f"the bottom {args[1]} cards of {args[0]}",
+            "top": lambda: f"the top {self._how_many(e.args[1], args[1])} of {args[0]}",
+            "bottom": lambda: f"the bottom {self._how_many(e.args[1], args[1])} of {args[0]}",
             "plays": lambda: f"the plays in {args[0]}",
-            "seat": lambda: f"{possessive(args[0])} seat number",
+            "seat": lambda: owned(args[0], "seat number"),
             "max": lambda: f"the {'later' if member else 'larger'} of {args[0]} and {args[1]}",
             "min": lambda: f"the {'earlier' if member else 'smaller'} of {args[0]} and {args[1]}",
             "abs": lambda: f"the size of {args[0]}",
             "cards": lambda: f"the cards in {args[0]}",
-            "tagged": lambda: f"{args[0]} is a {e.args[1].value if isinstance(e.args[1], A.StrLit) else args[1]} effect",
+            "tagged": lambda: f"{args[0]} is {article(e.args[1].value if isinstance(e.args[1], A.StrLit) else args[1])} effect",
             "reversed": lambda: f"{args[0]}, in reverse order",
             "subsets": lambda: f"every subset of {args[0]}",
             "combinations": lambda: f"every set of {args[1]} of {args[0]}",
-            "revealed": lambda: f"{args[0]} is face up for everyone",
+            "revealed": lambda: f"{args[0]} {self.verb(e.args[0], 'is')} face up for everyone",
         }
         if f in table:
             return table[f]()
         return f"{words(f)} of {', '.join(args)}"
+
+    def _how_many(self, n, said: str) -> str:
+        """'card' for 1, '3 cards', '(n minus 1) cards'."""
+        return "card" if isinstance(n, A.IntLit) and n.value == 1 else f"{said} cards"
 
     def _ListLit(self, e):
         items = [self.sub(x, NOT) for x in e.items]  # "a, (b or c) and d"
@@ -257,9 +387,11 @@ class English:
 
     def _negated_clause(self, inner):
         """'a is not b' for not (a == b), 'the x option is off' for not x; None otherwise."""
+        if isinstance(inner, A.BinOp) and inner.op == "==" and self._against_none(inner) is not None:
+            return self._none_compare(self._against_none(inner), there=True)
         if isinstance(inner, A.BinOp) and inner.op in ("==", "in") \
                 and not (inner.op == "==" and self._type(inner.left) == T.BOOL and isinstance(inner.right, A.BoolLit)):
-            neg = "is not" if inner.op == "==" else "is not among"
+            neg = self.verb(inner.left, "is not" if inner.op == "==" else "is not among")
             return f"{self.operand(inner.left, inner.op)} {neg} {self.operand(inner.right, inner.op, right=True)}"
         if isinstance(inner, A.Name) and self.level(inner) == CMP:
             return f"the {words(inner.name)} option is off"
@@ -279,10 +411,12 @@ class English:
             return self.expr(e.left) if yes else f"not {self.sub(e.left, ATOM)}"
         if e.op == "^":  # "2 to the power (n plus 1)": anything but a plain value is bracketed
             return f"{self.sub(e.left, ATOM)} to the power {self.sub(e.right, ATOM)}"
+        if self._against_none(e) is not None:
+            return self._none_compare(self._against_none(e), there=e.op == "!=")
         a, b = self.operand(e.left, e.op), self.operand(e.right, e.op, right=True)
         if e.op in _ENUM_CMP and T.ordered_enum(self._type(e.left)):
-            return f"{a} {_ENUM_CMP[e.op]} {b}"
-        return f"{a} {_CMP[e.op]} {b}"
+            return f"{a} {self.verb(e.left, _ENUM_CMP[e.op])} {b}"
+        return f"{a} {self.verb(e.left, _CMP[e.op])} {b}"
 
     def _Chain(self, e):
         t = self._type(e)
@@ -303,7 +437,9 @@ class English:
 
     def _IfExpr(self, e):
         # the else branch may be another "y if c, otherwise z": it reads like "else if"
-        return f"{self.sub(e.then, OR)} if {self.sub(e.cond, OPEN)}, otherwise {self.expr(e.else_)}"
+        # a compound value before "if" is bracketed: "a times b times 2 if c" could be read as
+        # "a times b times (2 if c, ...)"
+        return f"{self.sub(e.then, ATOM)} if {self.sub(e.cond, OPEN)}, otherwise {self.expr(e.else_)}"
 
     def _LetExpr(self, e):
         # a chain of lets reads as one list after the body, in the order the names are bound
@@ -314,29 +450,34 @@ class English:
         return f"{self.sub(e, OR)}, where " + ", ".join(names)
 
     def _Quant(self, e):
+        if isinstance(e.where, A.BoolLit) and not e.where.value:
+            return self._nothing_qualifies(e)  # "collect p in players where false": nothing qualifies
         k = e.kind
+        cond_e = None if isinstance(e.where, A.BoolLit) else e.where  # "where true" says nothing
         # words follow the domain, the condition of first/all/argmax/argmin and the body of
         # sum/max/min/collect/argmax/argmin: an open clause there would run on into them
         x, dom = words(e.var), self.sub(e.domain, OR)
         closed = k in ("first", "all", "argmax", "argmin")
-        where = f" such that {self.sub(e.where, OR) if closed else self.expr(e.where)}" if e.where is not None else ""
+        where = f" such that {self.sub(cond_e, OR) if closed else self.expr(cond_e)}" if cond_e is not None else ""
         body = None
         if e.body is not None:
             body = self.sub(e.body, UNARY) if k in ("sum", "max", "min", "collect", "argmax", "argmin") \
                 else self.expr(e.body)
         if k in ("any", "count"):  # the condition and the body both hold: "c and (a or b)"
-            parts = [p for p in (e.where, e.body) if p is not None]
+            parts = [p for p in (cond_e, e.body) if p is not None]
             cond = " and ".join(self.operand(p, "and", right=i > 0) if len(parts) > 1 else self.expr(p)
                                 for i, p in enumerate(parts))
             if k == "any":
-                return f"some {x} in {dom} meets: {cond}" if cond else f"{dom} is not empty"
+                return f"some {x} in {dom} meets: {cond}" if cond else f"{dom} {self.verb(e.domain, 'is not')} empty"
             return f"the number of {x} in {dom}" + (f" such that {cond}" if cond else "")
         if k == "all":
             return f"for every {x} in {dom}{where}, {body or 'true'}"
         if k == "first":
-            return f"the first {x} in {dom}{where} (nobody if none)"
+            return f"the first {x} in {dom}{where} ({self.none_for(self._type(e))} if none)"
         if k == "sum":
             return f"the total of {body} over every {x} in {dom}{where}"
+        if body is not None and body.startswith("the ") and k in ("max", "min", "argmax", "argmin"):
+            body = body[4:]   # "the largest rank of ...", not "the largest the rank of ..."
         # of members of an enum: the last or first in its order
         most, least = ("latest", "earliest") if T.ordered_enum(self._type(e.body)) else ("largest", "smallest")
         if k in ("max", "min"):
@@ -345,6 +486,22 @@ class English:
             return f"every {x} in {dom}{where}" if body is None else f"the list of {body} for every {x} in {dom}{where}"
         tie = "the latest on a tie" if e.ties_last else "the earliest on a tie"
         return f"the {x} in {dom}{where} with the {most if k == 'argmax' else least} {body} ({tie})"
+
+    def _nothing_qualifies(self, e) -> str:
+        """A quantifier whose condition is the constant false."""
+        if e.kind == "collect":
+            return self.empty_list(self._type(e))
+        if e.kind in ("count", "sum"):
+            return "0"
+        if e.kind == "any":
+            return "false"
+        if e.kind == "all":
+            return "true"
+        return self.none_for(self._type(e))
+
+    @staticmethod
+    def empty_list(t) -> str:
+        return {"player": "no players", "card": "no cards"}.get(T.elem_of(t).name, "an empty list")
 
     # ------------------------------------------------------------------ statements
     def block(self, b) -> list:
@@ -364,21 +521,29 @@ class English:
         return method(s)
 
     def _s_Let(self, s):
-        return [f"Let {words(s.name)} be {self.expr(s.value)}."]
+        return [f"Let {words(s.name)} be {self.value(s.value)}."]
+
+    def value(self, e) -> str:
+        """e as a value to keep: a condition reads "whether ..." ("Let aces be whether c's rank is 1")."""
+        text = self.expr(e)
+        return f"whether {text}" if self._type(e) == T.BOOL and self.level(e) not in (NOT, ATOM) else text
 
     def _s_Assign(self, s):
         t = s.target
         if t.path:
-            target = f"{possessive(_LOCAL_WORDS.get(t.name) or words(t.name))} {words(t.path[0])}"
-            v = self.expr(s.value)
+            target = owned(_LOCAL_WORDS.get(t.name) or words(t.name), words(t.path[0]))
+            v = self.value(s.value)
             return [_update_sentence(s.op, target, v)]
+        v_decl = self.model.vars.get(t.name)
         if t.index is not None:
-            target = f"{possessive(self.expr(t.index))} {words(t.name)}"
-        elif t.name == "active" and t.name not in self.model.vars:
-            return [f"{_cap(self.expr(s.value))} becomes the active player."]
+            target = owned(self.expr(t.index), noun_phrase(t.name, v_decl.type) if v_decl else words(t.name))
+        elif t.name == "active" and v_decl is None:
+            return [f"{self.subject(s.value)} becomes the active player."]
+        elif v_decl is not None:
+            target = f"the {words(t.name)}" if v_decl.type == T.BOOL else self.var_words(t.name)
         else:
-            target = f"the {words(t.name)}" if t.name in self.model.vars else words(t.name)
-        v = self.expr(s.value)
+            target = words(t.name)
+        v = self.value(s.value)
         if isinstance(s.value, A.NoneLit) and t.name in self.model.vars:
             v = self.none_for(self.model.vars[t.name].type)
         return [_update_sentence(s.op, target, v)]
@@ -391,7 +556,7 @@ class English:
         return [f"Move {what} to {self.expr(s.dest)}{where}."]
 
     def _s_Deal(self, s):
-        n = self.expr(s.count)
+        n = self.sub(s.count, ATOM)
         return [f"Deal {n} card{'' if n == '1' else 's'} from {self.expr(s.source)} to {self.expr(s.dest)}."]
 
     def _s_Shuffle(self, s):
@@ -401,23 +566,38 @@ class English:
         by = f" as a play by {self.expr(s.by)}" if s.by is not None else " as one play"
         return [f"Play {self.expr(s.cards)} into {self.expr(s.dest)}{by}."]
 
+    def body(self, b) -> list:
+        """Sentences for a block that is shown even when it changes nothing."""
+        return self.block(b) or [self.nothing(b)]
+
+    def nothing(self, b) -> str:
+        """What a block that changes nothing does: it may still write to the log."""
+        logged = [self.quote(lit) for lit in _logs(b)]
+        return f"nothing changes (the log says {' and '.join(logged)})." if logged else "nothing happens."
+
     def _s_If(self, s):
         blocks = [self.block(blk) for _, blk in s.branches]
         other = self.block(s.else_) if s.else_ is not None else []
         if not any(blocks) and not other:
             return []  # only log lines in every branch: nothing a rule does
+        if len(blocks) == 1 and not blocks[0] and not _logs(s.branches[0][1]):
+            return [f"Unless {self.expr(s.branches[0][0])}:", other]   # "if c { } else { ... }"
         out: list = []
-        for i, ((cond, _), said) in enumerate(zip(s.branches, blocks)):
+        for i, ((cond, blk), said) in enumerate(zip(s.branches, blocks)):
             lead = "If" if i == 0 else "Otherwise, if"
             out.append(f"{lead} {self.expr(cond)}:")
-            out.append(said or ["nothing happens."])
+            out.append(said or [self.nothing(blk)])
         if s.else_ is not None:
             out.append("Otherwise:")
-            out.append(other or ["nothing happens."])
+            out.append(other or [self.nothing(s.else_)])
         return out
 
     def _s_For(self, s):
-        body = self.block(s.body)
+        self._loops.append(s.var)
+        try:
+            body = self.block(s.body)
+        finally:
+            self._loops.pop()
         return [f"For each {words(s.var)} in {self.expr(s.iterable)}:", body] if body else []
 
     def _s_EndGame(self, s):
@@ -427,8 +607,11 @@ class English:
         """Who wins a game that ends ('end game winners W', a limit's winners)."""
         if e is None:
             return "the highest score wins (ties share the win)"
-        if isinstance(e, A.ListLit) and not e.items:
+        if (isinstance(e, A.ListLit) and not e.items) or \
+                (isinstance(e, A.Quant) and isinstance(e.where, A.BoolLit) and not e.where.value):
             return "nobody wins"
+        if T.is_list(self._type(e)) and not (isinstance(e, A.ListLit) and len(e.items) == 1):
+            return f"the winners are {self.expr(e)}"
         return f"the winner is {self.expr(e)}"
 
     def limit(self, limit) -> str:
@@ -441,22 +624,23 @@ class English:
 
     def _s_Announce(self, s):
         # an announcement is a rule: the players learn this much (and no more) of hidden cards
-        return [f"Everyone is told {self._StrLit(s.template)}."]
+        return [f"Everyone is told {self.quote(s.template)}."]
 
     def _s_Reveal(self, s):
-        z = self.expr(s.zone)
-        return [f"Reveal {z} to everyone."] if s.reveal else [f"{_cap(z)} is hidden again."]
+        if s.reveal:
+            return [f"Reveal {self.expr(s.zone)} to everyone."]
+        return [f"{self.subject(s.zone)} {self.verb(s.zone, 'is')} hidden again."]
 
     def _s_Choose(self, s):
-        who = self.expr(s.chooser)
+        who = self.subject(s.chooser)
         p = s.param
         if p.kind == "bool":
-            q = s.prompt.value if s.prompt is not None else "yes or no"
-            return [f"{_cap(who)} answers “{q}” (yes or no)."]
+            q = self.quote(s.prompt) if s.prompt is not None else "“yes or no”"
+            return [f"{who} answers {q} (yes or no)."]
         what = self.choice(p)
         how = " may choose" if s.optional else " chooses"
-        prompt = f" ({s.prompt.value})" if s.prompt is not None else ""
-        return [f"{_cap(who)}{how} {what}{prompt}; call it {words(s.name)}."
+        prompt = f" ({self.quote(s.prompt)[1:-1]})" if s.prompt is not None else ""
+        return [f"{who}{how} {what}{prompt}; call it {words(s.name)}."
                 + (" If they decline, there is none." if s.optional else "")]
 
     def choice(self, p: A.ActionParam) -> str:
@@ -474,10 +658,10 @@ class English:
         if p.kind == "use":
             return f"a card to use as {p.role} from {self.expr(p.domain)} (or a conversion to {p.role}){cond}"
         if p.kind == "card":
-            return f"a card from {self.expr(p.domain)}{cond}"
+            return f"a card from {self.expr(p.domain)}{cond}{by_position(p)}"
         size = f" ({self.expr(p.size)} of them)" if p.size is not None else ""
         total = f" whose {words(p.sum_of[0].name)} adds up to {self.expr(p.sum_of[1])}" if p.sum_of is not None else ""
-        return f"cards from {self.expr(p.domain)}{size}{total}"
+        return f"cards from {self.expr(p.domain)}{size}{total}{by_position(p)}"
 
     def _s_Prevent(self, s):
         return ["Prevent the event: nothing more happens for it."]
@@ -501,8 +685,12 @@ class English:
         return [" ".join(parts) + what + "; players may respond before it resolves."]
 
     def _s_Look(self, s):
-        who = self.expr(s.by) if s.by is not None else "the active player"
-        return [f"{_cap(who)} looks at {self.expr(s.cards)} (nobody else sees them)."]
+        who = self.subject(s.by) if s.by is not None else "The active player"
+        them = "them" if T.is_list(self._type(s.cards)) and not self._one_card(s.cards) else "it"
+        # in a loop over players, each of them looks: "nobody else" would be false
+        looped = s.by is not None and any(n.name in self._loops for n in self._locals(s.by))
+        others = f"only the players who look see {them}" if looped else f"nobody else sees {them}"
+        return [f"{who} looks at {self.expr(s.cards)} ({others})."]
 
     def _s_Cancel(self, s):
         return [f"Cancel {self.expr(s.entry)}."]
@@ -524,5 +712,34 @@ def _update_sentence(op: str, target: str, v: str) -> str:
         op, f"Set {target} to {v}.")
 
 
+def _counts(name: str, t) -> bool:
+    """A whole number named by a plural noun counts it: 'hints' is "the number of hints"."""
+    return t == T.INT and is_plural_name(name) and noun_phrase(name, t) == words(name)
+
+
+def _logs(b) -> list:
+    """The templates of the log lines in a block and the blocks inside it."""
+    out: list = []
+    for s in b.stmts if b is not None else ():
+        if isinstance(s, A.Log):
+            out.append(s.template)
+        elif isinstance(s, A.If):
+            for _, blk in s.branches:
+                out += _logs(blk)
+            out += _logs(s.else_)
+        elif isinstance(s, A.For):
+            out += _logs(s.body)
+    return out
+
+
 def _cap(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
+
+
+def by_position(p: A.ActionParam) -> str:
+    """How a `by position` choice picks the cards its chooser cannot see, as a clause ("" without)."""
+    if not p.by_position:
+        return ""
+    if p.kind == "card":
+        return " (a face-down one is picked by its place: card 1 is the one put there first)"
+    return " (face-down ones are picked by their places: card 1 is the one put there first)"

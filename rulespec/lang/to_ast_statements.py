@@ -181,13 +181,15 @@ class StatementsToAst(Transformer_NonRecursive):
         return lambda name, span: A.ActionParam(name, "enum", None, c[1], None, _ident(c[0]), span)
 
     def card_spec(self, meta, c):
-        return lambda name, span: A.ActionParam(name, "card", c[0], c[1], None, None, span)
+        return lambda name, span: A.ActionParam(name, "card", c[0], c[2], None, None, span,
+                                                by_position=c[1] is not None)
 
     def use_spec(self, meta, c):
         return lambda name, span: A.ActionParam(name, "use", c[1], c[2], None, None, span, role=unquote(c[0]))
 
     def _selectors(self, name: str, span, sels_in) -> dict:
-        sels = {"size": None, "same": None, "distinct": None, "wild": None, "ordered": None, "sum": None}
+        sels = {"size": None, "same": None, "distinct": None, "wild": None, "ordered": None, "sum": None,
+                "by position": None}
         for sel in sels_in:
             if sels[sel[0]] is not None:
                 self.problems.append((f"parameter '{name}' has a second '{sel[0]}'", span, "give it once"))
@@ -200,13 +202,14 @@ class StatementsToAst(Transformer_NonRecursive):
             if sels["ordered"] is not None:
                 self.problems.append(("'ordered' goes with a players choice, not with cards", span, None))
             return A.ActionParam(name, "cards", c[0], None, sels["size"], sels["same"], span,
-                                 sels["distinct"], sels["wild"], sum_of=sels["sum"])
+                                 sels["distinct"], sels["wild"], sum_of=sels["sum"],
+                                 by_position=sels["by position"] is not None)
         return make
 
     def players_spec(self, meta, c):
         def make(name, span):
             sels = self._selectors(name, span, c[1:])
-            for bad in ("same", "distinct", "wild", "sum"):
+            for bad in ("same", "distinct", "wild", "sum", "by position"):
                 if sels[bad] is not None:
                     self.problems.append((f"'{bad}' goes with cards, not with a players choice", span, None))
             return A.ActionParam(name, "players", c[0], None, sels["size"], None, span,
@@ -215,6 +218,12 @@ class StatementsToAst(Transformer_NonRecursive):
 
     def ordered_sel(self, meta, c):
         return ("ordered", True)
+
+    def position_sel(self, meta, c):
+        return ("by position", True)
+
+    def by_position(self, meta, c):
+        return True
 
     def distinct_sel(self, meta, c):
         return ("distinct", _ident(c[0]))

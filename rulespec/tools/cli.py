@@ -77,17 +77,22 @@ def cmd_check(args) -> int:
         warnings = summary["warnings"]
         for w in warnings:
             print(w, file=sys.stderr)
-        extra = f", {len(warnings)} warning{'s' if len(warnings) != 1 else ''}" if warnings else ""
-        print(f"{path}: ok ({summary['name']}: {summary['phases']} phases, {summary['actions']} actions, "
-              f"{summary['cards']} cards{extra})")
+        extra = f", {_counted(len(warnings), 'warning')}" if warnings else ""
+        print(f"{path}: ok ({summary['name']}: {_counted(summary['phases'], 'phase')}, "
+              f"{_counted(summary['actions'], 'action')}, {_counted(summary['cards'], 'card')}{extra})")
     return status
+
+
+def _counted(n: int, noun: str) -> str:
+    """"1 card", "3 cards": the check summary agrees in number like the rulebook does."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _report_rules_error(path, e: RulesError) -> None:
     """A file's errors as `rulespec check` prints them: each diagnostic, then how many errors."""
     print(e.render(), file=sys.stderr)
     n = sum(1 for d in e.diagnostics if d.severity == "error")
-    print(f"{path}: {n} error{'s' if n != 1 else ''}", file=sys.stderr)
+    print(f"{path}: {_counted(n, 'error')}", file=sys.stderr)
 
 
 def _print_json_lines(records) -> None:

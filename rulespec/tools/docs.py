@@ -11,7 +11,8 @@ import re
 from pathlib import Path
 
 from rulespec.lang import ast as A
-from rulespec.lang.english import English, words
+from rulespec.lang.checker.face_down import face_down_reads
+from rulespec.lang.english import English, by_position, words
 from rulespec.lang.graph import to_mermaid
 from rulespec.lang.model import Model
 from rulespec.lang.setup_values import copies_by_players, copies_in
@@ -47,6 +48,10 @@ def _vis(v: str) -> str:
 def _kind(k: str) -> str:
     return {"pile": "an ordered pile", "set": "a set (order does not matter)",
             "plays": "a record of plays (who played which cards)"}[k]
+
+
+def _cards(n: int) -> str:
+    return f"{n} card{'' if n == 1 else 's'}"
 
 
 def _players(a: int, b: int) -> str:
@@ -136,7 +141,7 @@ class Rulebook:
         with 2 to 4 players, 52 with 5 or 6 players'); where they depend on options, the most."""
         m = self.m
         if all(c.copies_expr is None for c in m.cards):
-            return f"{sum(c.copies for c in m.cards)} cards"
+            return _cards(sum(c.copies for c in m.cards))
         if any(c.copies_expr is not None and copies_by_players(m, c) is None for c in m.cards):
             return f"Up to {sum(c.copies for c in m.cards)} cards (how many depends on the options)"
         runs: list = []
@@ -147,8 +152,8 @@ class Rulebook:
             else:
                 runs.append([n, n, size])
         if len(runs) == 1:
-            return f"{runs[0][2]} cards"
-        return ", ".join(f"{k}{' cards' if i == 0 else ''} with {_players(a, b)}" for i, (a, b, k) in enumerate(runs))
+            return _cards(runs[0][2])
+        return ", ".join(f"{_cards(k) if i == 0 else k} with {_players(a, b)}" for i, (a, b, k) in enumerate(runs))
 
     def components(self) -> list:
         m = self.m
@@ -213,10 +218,10 @@ class Rulebook:
                 out.append(_p(ph.doc))
             items: list = []
             if ph.enter is not None and ph.enter.stmts:
-                items += ["When the phase starts:", self.en.block(ph.enter) or ["nothing happens."]]
+                items += ["When the phase starts:", self.en.body(ph.enter)]
             if ph.actions:
-                who = self.en.expr(ph.actor) if ph.actor is not None else "the active player"
-                items.append(f"{who[:1].upper() + who[1:]} decides, choosing one of: "
+                who = self.en.subject(ph.actor) if ph.actor is not None else "The active player"
+                items.append(f"{who} decides, choosing one of: "
                              + ", ".join(words(a.name) for a in ph.actions) + ".")
             if ph.after is not None and ph.after.stmts:
                 items += ["After each action:", self.en.block(ph.after)]
@@ -249,7 +254,7 @@ class Rulebook:
             return f"**{words(p.name)}**: " + ("yes or no" if p.kind == "bool" else e.choice(p))
         if p.kind == "card":
             return f"**{words(p.name)}**: a card from {e.expr(p.domain)}" + \
-                (f" such that {e.expr(p.cond)}" if p.cond else "")
+                (f" such that {e.expr(p.cond)}" if p.cond else "") + by_position(p)
         text = f"**{words(p.name)}**: cards from {e.expr(p.domain)}"
         if p.size is not None:
             text += f", {e.expr(p.size)} of them"
@@ -261,7 +266,7 @@ class Rulebook:
             text += f", whose {words(p.sum_of[0].name)} adds up to {e.expr(p.sum_of[1])}"
         if p.wild is not None:
             text += f"; cards such that {e.expr(p.wild[1])} are wild and may join them"
-        return text
+        return text + by_position(p)
 
     def _action(self, a: A.ActionDecl) -> list:
         e = self.en
@@ -273,13 +278,22 @@ class Rulebook:
         if a.offered_in:
             items.append("It may be taken in: " + ", ".join(words(ph.name) for ph in a.offered_in) + ".")
         if a.requires:
+            blind = {id(cond): read.name for cond, _, read, _ in
+                     face_down_reads(a, a in self.m.abilities, self._zone_of)}  # (docs/language.md, Face down)
             items += ["It is allowed only when:",
                       [f"{e.expr(r.cond)}" + (f" (otherwise: “{r.message}”)" if r.message else "")
+                       + (f", not checked when {words(blind[id(r.cond)])} is picked face down"
+                          if id(r.cond) in blind else "")
                        for r in a.requires]]
         if a.effect is not None:
-            items += ["Effect:", e.block(a.effect) or ["nothing happens."]]
+            items += ["Effect:", e.body(a.effect)]
         out.append(_ul(items))
         return out
+
+    def _zone_of(self, e):
+        """The zone an expression names (its ZoneInfo), or None."""
+        ref = self.m.refs.get(e)
+        return ref[1] if ref and ref[0] in ("zone", "pzone") else None
 
     def actions(self) -> list:
         acts = [a for a in self.m.actions.values() if not a.respond_to]
@@ -313,9 +327,9 @@ class Rulebook:
             if eff.mandatory:
                 items.append("A player asked who can answer it must answer.")
             if eff.resolve is not None:
-                items += ["When it happens:", self.en.block(eff.resolve) or ["nothing happens."]]
+                items += ["When it happens:", self.en.body(eff.resolve)]
             if eff.cancelled is not None:
-                items += ["If it was cancelled:", self.en.block(eff.cancelled) or ["nothing happens."]]
+                items += ["If it was cancelled:", self.en.body(eff.cancelled)]
             out.append(_ul(items))
         for a in resp:
             out += self._action(a)
@@ -330,14 +344,8 @@ class Rulebook:
                _p("These happen by themselves when something happens. When several happen at once, those "
                   "not tied to a player come first, then each player's, starting with the active player "
                   "and going clockwise.")]
-        engine = {"phase_start": "a phase starts", "phase_end": "a phase ends",
-                  "action_taken": "a player has taken an action", "moved": "cards move"}
         for t in m.triggers:
-            ev = m.events.get(t.event.name)
-            when = engine.get(t.event.name) or f"“{words(t.event.name)}” happens" + \
-                (f" ({ev.doc})" if ev is not None and ev.doc else "")
-            head = {"before": "Before ", "after": "After "}.get(t.timing, "When ") + \
-                (when if t.timing == "on" else when.replace(" happens", "", 1))
+            head = self._trigger_when(t, with_doc=True)
             ab = m.abilities.get(t)
             if ab is not None:
                 head += f", while {ab.card} is in its owner's {', '.join(words(z.name) for z in ab.group.zones)}"
@@ -347,9 +355,19 @@ class Rulebook:
                 head += f", if {self.en.expr(t.when)}"
             if t.optional is not None:  # the player asked may say no
                 who = "its owner" if ab is not None else words(t.for_var)
-                head += f", {who} may (asked “{t.optional.value}”)"
-            out += [_h(3, words(t.name)), _ul([head + ":", self.en.block(t.body) or ["nothing happens."]])]
+                head += f", {who} may (asked {self.en.quote(t.optional)})"
+            out += [_h(3, words(t.name)), _ul([head + ":", self.en.body(t.body)])]
         return out
+
+    def _trigger_when(self, t, with_doc: bool) -> str:
+        """'When “finish” happens', 'Before “damage” (its doc)', 'After a phase starts'."""
+        engine = {"phase_start": "a phase starts", "phase_end": "a phase ends",
+                  "action_taken": "a player has taken an action", "moved": "cards move"}
+        ev = self.m.events.get(t.event.name)
+        when = engine.get(t.event.name) or f"“{words(t.event.name)}” happens" + \
+            (f" ({ev.doc})" if with_doc and ev is not None and ev.doc else "")
+        return {"before": "Before ", "after": "After "}.get(t.timing, "When ") + \
+            (when if t.timing == "on" else when.replace(" happens", "", 1))
 
     def card_abilities(self) -> list:
         """What cards give the player who owns the zone they are in."""
@@ -451,17 +469,57 @@ class Rulebook:
                     walk(st.body, where, conds + [f"for some {words(st.var)} in {self.en.expr(st.iterable)}"])
         m = self.m
         for ph in m.phases.values():
+            before = len(found)
             for b in (ph.enter, ph.after, ph.exit):
                 walk(b, f"In phase {words(ph.name)}", [])
+            ways = self._reached(ph) if len(found) > before else []
+            if any(conditional for _, conditional in ways):  # the condition that leads there is part of the end
+                found[-1] += f" Phase {words(ph.name)} comes " + "; or ".join(w for w, _ in ways) + "."
         for a in m.actions.values():
             walk(a.effect, f"Taking {words(a.name)}", [])
         for e in m.effects.values():
             walk(e.resolve, f"When {words(e.name)} happens", [])
         for t in m.triggers:
-            walk(t.body, f"Trigger {words(t.name)}", [])
+            when = self._trigger_when(t, with_doc=False)
+            if t.when is not None:
+                when += f", if {self._condition(t.when)}"
+            walk(t.body, f"Trigger {words(t.name)} ({when[0].lower() + when[1:]})", [])
         if m.limit is not None:
             found.append(self.en.limit(m.limit))
         return [_h(2, "End of the game"), _ul(found or ["The game has no end condition."])]
+
+    def _reached(self, ph) -> list:
+        """How the phase machine comes to phase ph: ('after phase check when game over, that is
+        when ...', whether a condition says when), one for each phase that leads there."""
+        ways = []
+        for q in self.m.phases.values():
+            if q is ph:
+                continue  # a phase that follows itself is not how the game comes to it
+            passed = []  # the conditions of the earlier 'next' lines, none of which held
+            for n in q.nexts:
+                if n.target.name == ph.name:
+                    after = f"after phase {words(q.name)}"
+                    if n.cond is not None:
+                        ways.append((f"{after} when {self._condition(n.cond)}", True))
+                    elif passed:
+                        unless = " or ".join(self.en.operand(c, "or") for c in passed) if len(passed) > 1 \
+                            else self.en.expr(passed[0])
+                        ways.append((f"{after} unless {unless}", True))
+                    elif q.end_when is not None:
+                        ways.append((f"{after}, which ends when {self.en.expr(q.end_when)}", True))
+                    else:
+                        ways.append((after, False))
+                    break
+                if n.cond is not None:
+                    passed.append(n.cond)
+        return ways
+
+    def _condition(self, c) -> str:
+        """A condition, with the meaning of a def it names: 'game over, that is when ...'."""
+        text = self.en.expr(c)
+        if isinstance(c, A.Call) and not c.args and c.func in self.m.defs:
+            text += f", that is when {self.en.expr(self.m.defs[c.func].body)}"
+        return text
 
     def invariants(self) -> list:
         if not self.m.invariants:

@@ -45,6 +45,8 @@ class ChoicesPass:
             return T.PLAYERS
         if p.kind in ("card", "use"):
             self.expect_cards(p.domain, self.zexpr(p.domain, env, False))
+            if p.by_position:
+                self.check_by_position(p)
             t = T.CARD if p.kind == "card" else T.USE
             if p.kind == "use" and p.role not in self.card_names and \
                     p.role not in {c.role for c in self.conversions.values()}:
@@ -55,6 +57,8 @@ class ChoicesPass:
             return t
         self.expect_cards(p.domain, self.zexpr(p.domain, env, False))
         self.check_size(p, env)
+        if p.by_position:
+            self.check_by_position(p)
         for sel in (p.same, p.distinct):
             if sel is not None and sel.name not in self.properties and sel.name != "name":
                 self.error(sel.span, f"unknown card property '{sel.name}'",
@@ -101,6 +105,7 @@ class ChoicesPass:
             self.expect(r.cond, self.expr(r.cond, env), T.BOOL, "a requirement")
             if isinstance(r.cond, A.BoolLit) and r.cond.value is False:
                 self.warning(r.span, f"action '{a.name}' can never be legal: it requires false")
+        self.warn_face_down_reads(a)
         for ident in a.respond_to:
             self.effect_or_tag(ident)
         if a.text is not None:

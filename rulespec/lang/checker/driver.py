@@ -14,12 +14,13 @@ from .choices import ChoicesPass
 from .declarations import DeclarationsPass
 from .effects import EffectsPass
 from .expressions import ExpressionsPass
+from .face_down import FaceDownPass
 from .lints import LintsPass
 from .statements import StatementsPass
 
 
 class Checker(DeclarationsPass, BodiesPass, ChoicesPass, EffectsPass, StatementsPass, ExpressionsPass,
-              LintsPass):
+              LintsPass, FaceDownPass):
     """The checker of one rules file: run() fills the tables below, pass after pass, and gives
     the Model (or raises RulesError with every diagnostic)."""
 

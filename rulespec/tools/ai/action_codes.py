@@ -21,7 +21,8 @@ The spelling of a value, by the kind of choice it answers:
               decimal digits and "end"
   enum        the member's name
   card        the card's label ("Fire Strike ♦5"), followed by "in ZONE" where the choice may
-              come from several zones; a face-down card as "face-down card of ZONE"
+              come from several zones; a face-down card as "face-down card of ZONE" (picked
+              `by position`: followed by its place, "number K")
   cards       the cards in vocabulary order, then "end" (a set: the order does not matter);
               no cards: "nothing"
   players     the players (in their order when it matters), then "end"
@@ -34,6 +35,8 @@ Values that no kind above fits, and actions whose spellings would be the same, g
 from __future__ import annotations
 
 from typing import Optional
+
+from interpreter.markers import marker_index, marker_zone
 
 NUMBER_LOW, NUMBER_HIGH = -32, 256  # numbers with a token of their own
 VARIANTS = 256                      # "variant K" tokens: legal actions whose spellings coincide
@@ -195,8 +198,14 @@ class ActionCodec:
 
     def _card_tokens(self, st, c: int, multi_zone: bool) -> tuple:
         prog = self.prog
-        if c >= prog.card_count:  # a face-down marker: some card of that zone
-            return (self.marker_token[c - prog.card_count],)
+        if c >= prog.card_count:  # a face-down marker: some card of that zone, or the one at a place
+            i = marker_index(prog, c)
+            token = self.marker_token[marker_zone(prog, c)]
+            if i < 0:
+                return (token,)
+            place: list = []
+            self._number(i + 1, place)
+            return (token, *place)
         if multi_zone:
             return (self.card_token[c], self.zone_token[prog.slot_zone[st.where[c]]])
         return (self.card_token[c],)

@@ -187,8 +187,11 @@ def max_spelling(tg: TokenGame) -> int:
     of the game with its zone; a number at most NUMBER_DIGITS digits."""
     prog = tg.game.prog
     cards = prog.card_count
+    # a card: its token and its zone, or a face-down one's token and its place ('by position')
+    card = 2 if cards < 256 or not any(p.by_position for a in prog.actions.values() for p in a.params) \
+        else NUMBER_DIGITS + 4
     value = {"player": 1, "bool": 1, "enum": 1, "int": NUMBER_DIGITS + 3, "option": NUMBER_DIGITS + 3,
-             "card": 2, "cards": 2 * cards + 1, "players": tg.players + 1, "use": 2 * cards + 4}
+             "card": card, "cards": card * cards + 1, "players": tg.players + 1, "use": card * cards + 4}
     longest_value = max(value.values())
     best = 2 + longest_value  # an answer to a choice inside an effect: "answer", the value, a variant
     for act in prog.actions.values():

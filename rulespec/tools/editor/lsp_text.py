@@ -24,7 +24,7 @@ _CHUNK_START = re.compile(r"^(?:%s)\b" % "|".join(DECL_KEYWORDS), re.M)
 # the language's keywords (for completion and to tell a keyword from a name)
 KEYWORDS = sorted(set(DECL_KEYWORDS) | {
     "players", "doc", "start", "cards", "in", "score", "label", "limit", "copy", "while", "when", "list",
-    "int", "player", "or", "none", "from", "where", "use", "size", "same", "distinct", "wild", "ordered",
+    "int", "player", "or", "none", "from", "where", "use", "size", "same", "distinct", "wild", "ordered", "position",
     "text", "require", "else", "respond", "to", "is", "ask", "mandatory", "resolve", "cancelled", "for",
     "before", "on", "after", "optional", "as", "combine", "enter", "actor", "actions", "end", "exit", "next",
     "let", "choose", "prevent", "move", "deal", "shuffle", "play", "if", "elif", "game", "winners", "log", "announce",

@@ -359,7 +359,7 @@ def check_secrecy(st: State, observations: Optional[dict] = None) -> list[str]:
                 for c in cards:
                     if c >= prog.card_count:
                         continue  # a face-down pick: the player takes an unseen card blind, naming none
-                    if not st.can_see(st.where[c], p):
+                    if not st.can_see_card(c, p):
                         problems.append(f"P{p + 1} may choose '{a.text}', which picks a card hidden from them "
                                         f"({prog.card_names[c]} in {prog.slots[st.where[c]].name})")
     return problems

@@ -70,6 +70,8 @@ position
                                    ([player, [cards]]).
     revealed: [Cao Cao] cards shown to everyone wherever they lie (as the
                         statement 'reveal CARDS' shows them); replaces the list.
+    revealed_zones: ["hand[P2]"]   zones whose cards everyone sees (as the statement
+                        'reveal ZONE' shows them, until 'conceal ZONE'); replaces the list.
     stack:              the response stack, bottom entry first; each entry
       - {effect: bolt, by: P1, target: P2, cards: [Bolt], fields: {damage: 4}}
                         (cards by name, not moved; 'cancelled: true' marks it
@@ -150,6 +152,9 @@ steps
         sees: {"hand[P1]": [9]}     check P2's observation: the cards P2 sees in a zone
                                     (as a multiset)
         hidden: ["hand[P1]"]        zones P2 sees only as a count of cards
+        shown: {"hand[P1]": [9]}    the cards P2 sees inside a zone P2 otherwise sees
+                                    only as a count (shown by 'reveal CARDS'), as a
+                                    multiset; [] for none
 
     The log checked by log_contains / log_lacks is everything written since
     the last position was set (from the start of the game if none was).
@@ -160,8 +165,9 @@ joined with `` + `` at the end of an action may be given in any order:
 
 Every problem -- YAML syntax, an unknown or repeated key, card, zone, phase,
 variable or player, an illegal ``play``, a broken invariant, a failed
-expectation -- raises ScenarioError whose message is one line:
-``file:line: what went wrong`` (expected vs actual for a failed expectation).
+expectation, an error of the engine (at the line of the step that met it) --
+raises ScenarioError whose message is one line: ``file:line: what went wrong``
+(expected vs actual for a failed expectation).
 """
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ class _Expectations:
         self.by_key = {"active": self.active, "phase": self.phase, "terminal": self.terminal, "vars": self.vars,
                        "zones": self.zones, "order": self.order, "plays": self.plays, "counts": self.counts,
                        "scores": self.scores, "winners": self.winners, "log_contains": self.log,
-                       "log_lacks": self.log, "sees": self.sees, "hidden": self.hidden}
+                       "log_lacks": self.log, "sees": self.sees, "hidden": self.hidden, "shown": self.shown}
 
     @property
     def st(self):
@@ -43,7 +43,7 @@ class _Expectations:
         for key, knode, v in items:
             if key == "viewer":
                 continue
-            if key in ("sees", "hidden") and self.viewer is None:
+            if key in ("sees", "hidden", "shown") and self.viewer is None:
                 self.fail(knode, f"'{key}' needs a 'viewer: Pn' in the same expect")
             self.by_key[key](key, v)
 
@@ -184,6 +184,25 @@ class _Expectations:
             zi = self.terms.slot(zk, zn)
             if "cards" in obs.get(prog.slots[zi].name, {}):
                 self.fail(zn, f"{player_name(viewer)} sees the cards of {zk}, expected only a count")
+
+    def shown(self, key: str, v: yaml.Node):
+        """shown: the cards the viewer sees inside a zone they otherwise see only as a count (cards
+        revealed on their own), compared as a multiset."""
+        viewer, st = self.viewer, self.st
+        obs = st.observation(viewer)["zones"]
+        for zk, zkn, zv in self.read.mapping(v, "shown"):
+            zi = self.terms.slot(zk, zkn)
+            if "cards" in obs.get(st.prog.slots[zi].name, {}):
+                self.fail(zkn, f"{player_name(viewer)} sees every card of {zk}, not only some shown: "
+                               f"compare them with 'sees'")
+            want = self.terms.card_names(zv, f"zone '{zk}'")
+            seen = [c for c in st.zones[zi] if st.can_see_card(c, viewer)]
+            missing, extra = self.terms.unmatched(want, seen)
+            if missing or extra:
+                detail = "".join([f"; not shown {_show(missing)}" if missing else "",
+                                  f"; shown too {_show(extra)}" if extra else ""])
+                self.mismatch(zv, f"cards of {zk} shown to {player_name(viewer)}", want,
+                              [self.terms.shown(c) for c in seen], detail)
 
     def log(self, key: str, v: yaml.Node):
         """log_contains / log_lacks: the log since the last position, as the viewer (if any) reads it."""

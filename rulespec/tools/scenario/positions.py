@@ -47,6 +47,8 @@ class _Positions:
             self.set_vars(items["vars"][1])
         if "revealed" in items:
             self.set_revealed(items["revealed"][1])
+        if "revealed_zones" in items:
+            self.set_revealed_zones(items["revealed_zones"][1])
         if "active" in items:
             st.active = self.terms.player(items["active"][1], "active")
         st.frames, st.pending = [], None  # a position starts afresh: no block is half run
@@ -90,6 +92,16 @@ class _Positions:
             except KeyError:
                 self.fail(cn, f"revealed: no other '{name}' card to show")
         st.shown = shown
+
+    def set_revealed_zones(self, node: yaml.Node):
+        """revealed_zones: the zones whose cards everyone sees (as 'reveal ZONE' shows them, until
+        'conceal ZONE'); the list replaces the zones revealed before."""
+        zones: list = []
+        for zn in self.read.seq(node, "revealed_zones", scalar_ok=True):
+            zi = self.terms.slot(self.read.text(zn, "a zone in revealed_zones"), zn)
+            if zi not in zones:
+                zones.append(zi)
+        self.session.st.revealed = zones
 
     def set_stack(self, node: yaml.Node):
         """stack: entries bottom first, each {effect, by, target, cards, fields, cancelled}; the

@@ -19,14 +19,14 @@ from rulespec.lang.diagnostics import did_you_mean
 TOP_KEYS = ("rules", "name", "doc", "players", "seed", "options", "check_invariants", "face_down_asks", "position",
             "steps")
 REST_STAYS = "stay"  # 'rest: stay': the cards not placed stay where they are
-POSITION_KEYS = ("phase", "enter", "active", "zones", "plays", "rest", "keep", "vars", "revealed", "stack",
-                 "check_invariants")
+POSITION_KEYS = ("phase", "enter", "active", "zones", "plays", "rest", "keep", "vars", "revealed",
+                 "revealed_zones", "stack", "check_invariants")
 STACK_ENTRY_KEYS = ("effect", "by", "target", "cards", "fields", "cancelled")
 STEP_KEYS = ("play", "illegal", "legal", "legal_exactly", "legal_count", "position", "expect", "check", "finish")
 STEP_EXTRA_KEYS = ("because", "note")  # allowed next to the step's one key
 CHECKS = ("cards", "invariants", "legal", "round_trip", "secrecy", "replay")  # for `check:`
 EXPECT_KEYS = ("active", "phase", "terminal", "vars", "zones", "order", "plays", "counts", "scores", "winners",
-               "log_contains", "log_lacks", "viewer", "sees", "hidden")
+               "log_contains", "log_lacks", "viewer", "sees", "hidden", "shown")
 NOBODY = ("nobody", "none")  # how a scenario writes "no player" (the engine prints "nobody")
 
 

@@ -38,10 +38,16 @@ class _Steps:
             self.fail(node, "a step needs exactly one of: " + ", ".join(STEP_KEYS)
                       + (f" (this one has {', '.join(k for k, _, _ in main)})" if main else ""))
         key, knode, v = main[0]
-        if key not in ("position", "play"):
-            self.decline_idle_asks()
         if "because" in extra and key != "illegal":
             self.fail(extra["because"][0], "'because' goes with an 'illegal' step")
+        try:
+            self.dispatch(key, v, extra)
+        except EngineError as e:  # (the engine failed where the step did not expect it: say where)
+            self.fail(knode, f"{key}: {e}")
+
+    def dispatch(self, key: str, v: yaml.Node, extra: dict):
+        if key not in ("position", "play"):
+            self.decline_idle_asks()
         if key == "play":
             for an in self.read.seq(v, "play", scalar_ok=True):
                 self.play(an)

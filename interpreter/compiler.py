@@ -19,10 +19,12 @@ from typing import Callable, Optional
 from rulespec.lang import ast as A
 from rulespec.lang import types as T
 from rulespec.lang.model import Model
+from rulespec.lang.setup_values import copies_in
 
 from .abilities import CAbility
 from .action_ranges import range_ends, text_ends
 from .errors import GameOver, RuleRuntimeError
+from .expression_runtime import SCALED, _scaled, _updated
 from .expressions import ExpressionCompiler
 from .markers import marker_text
 from .names import player_name
@@ -31,6 +33,7 @@ from .owner_keys import cannot_fail, guard_parts, owner_key, zones_by_owner
 from .static_conditions import StaticAnalysis, conjuncts, split_static
 
 _SELF = frozenset(["self"])  # in a card's group condition, the card is fixed for a game; its owner is not
+_NO_CARDS: frozenset = frozenset()
 
 
 class Program:
@@ -60,12 +63,18 @@ class Program:
                 for p in model.properties:
                     self.card_props[p].append(own.get(p))
         self.card_count = len(self.card_names)
+        # cards whose copies depend on the setup ('copies: EXPR' of the player count and options):
+        # the program numbers the most copies any setup has; a game leaves the others out (out_of_game)
+        self.setup_copies = [(info, tuple(self.copies_of[info.name])) for info in model.cards
+                             if info.copies_expr is not None]
         self.prop_zero = {p: {"int": 0, "bool": False, "text": ""}.get(info.type.name)
                           for p, info in model.properties.items()}
         kinds: dict = {}
         # card -> its kind: cards of one name and the same property values are alike
         self.card_kind = [kinds.setdefault((n, tuple(self.card_props[p][c] for p in model.properties)), len(kinds))
                           for c, n in enumerate(self.card_names)]
+        # enum -> member -> its place in the declaration: what '<', max and sorted compare members by
+        self.enum_order = {name: {m: i for i, m in enumerate(info.members)} for name, info in model.enums.items()}
         # ---- zones: shared ones first, then max_players slots for every per-player zone
         self.slots: list[ZoneSlot] = []
         self.zone_base: dict[str, int] = {}
@@ -79,6 +88,7 @@ class Program:
                 for p in range(self.max_players):
                     self.slots.append(ZoneSlot(len(self.slots), f"{z.name}[{player_name(p)}]", z.name, p,
                                                z.kind, z.visibility))
+        self.out_slot = len(self.slots)  # the where[] of a card out of the game: no zone at all
         self.plays_slots = frozenset(s.index for s in self.slots if s.kind == "plays")
         # the piles whose top card everyone sees and the rest nobody (`top public`), and whether a
         # player may see some cards of a zone they do not see (such a top, or cards they know
@@ -157,6 +167,20 @@ class Program:
         compiled engine writes its listers here)."""
 
     # ------------------------------------------------------------------ helpers
+    def out_of_game(self, players: int, options: dict) -> frozenset:
+        """The cards not in a game of this many players with these options: the copies beyond
+        the number a card's 'copies: EXPR' gives that setup (never in a zone, never dealt, never
+        seen).  Worked out once per setup."""
+        if not self.setup_copies:
+            return _NO_CARDS
+        key = (players, tuple(sorted(options.items())))
+        memo = self.cache.setdefault("out of game", {})
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = frozenset(c for info, ids in self.setup_copies
+                                        for c in ids[copies_in(self.model, info, players, options):])
+        return got
+
     def card_label(self, st, c: int) -> str:
         """How a card is shown: its name, or the game's 'label' (a name with its own values)."""
         if self._label is None:
@@ -291,6 +315,8 @@ class Program:
             def set_active(st, env):
                 st.active = v(st, env)
             return set_active if op == "=" else self.fail(s, "'active' can only be set with '='")
+        if op in SCALED:
+            return self._scale(s, v)
         if tgt.name in self.var_index and (tgt.index is not None or not self._is_local(s, tgt.name)):
             i = self.var_index[tgt.name]
             if tgt.index is None:
@@ -326,6 +352,27 @@ class Program:
             env[n] = env[n] + sign * v(st, env)
         return add_local
 
+    def _scale(self, s, v) -> Callable:
+        """v *= e, v[p] /= e, x *= e (a local): the number times e, or divided by it (rounded down)."""
+        tgt, op, site = s.target, s.op, (self.path, s.span)
+        if tgt.name in self.var_index and (tgt.index is not None or not self._is_local(s, tgt.name)):
+            i = self.var_index[tgt.name]
+            if tgt.index is None:
+                def scale_var(st, env):
+                    st.vars[i] = _scaled(op, st.vars[i], v(st, env), site)
+                return scale_var
+            idx = self.expr(tgt.index)
+
+            def scale_pvar(st, env):
+                row, p = st.vars[i] if st._own is None else st.edit_var(i), idx(st, env)
+                row[p] = _scaled(op, row[p], v(st, env), site)
+            return scale_pvar
+        n = tgt.name
+
+        def scale_local(st, env):
+            env[n] = _scaled(op, env[n], v(st, env), site)
+        return scale_local
+
     def _field_assign(self, s, v) -> Callable:
         """this.n = v, stack_top.target = p, r.amount += 1: a field of a stack entry (an id) or
         of a record (an event's record, a used card: a dict)."""
@@ -338,7 +385,7 @@ class Program:
             base = lambda st, env: st.vars[i]  # noqa: E731
         else:
             base = lambda st, env: env[name]  # noqa: E731
-        sign = {"=": 0, "+=": 1, "-=": -1}[s.op]
+        op, site = s.op, (self.path, s.span)
         k = {"by": 2, "target": 3}.get(field)
 
         def assign(st, env):
@@ -350,12 +397,12 @@ class Program:
             else:
                 entry = st.entry(obj)
                 if k is not None:
-                    entry[k] = v(st, env) if sign == 0 else entry[k] + sign * v(st, env)
+                    entry[k] = v(st, env) if op == "=" else _updated(op, entry[k], v(st, env), site)
                     return
                 data = entry[7]
                 if field not in data:
                     self.fail(s, f"an entry of effect '{entry[1]}' has no field '{field}'")
-            data[field] = v(st, env) if sign == 0 else data[field] + sign * v(st, env)
+            data[field] = v(st, env) if op == "=" else _updated(op, data[field], v(st, env), site)
         return assign
 
     def _is_local(self, s, name) -> bool:

@@ -8,6 +8,7 @@ through the memo of def_memo.py when the def is pure.
 from __future__ import annotations
 
 from rulespec.lang import ast as A
+from rulespec.lang import types as T
 
 from .def_memo import _FREEZER_CODES, _freezer, _identity, _memoised
 
@@ -37,6 +38,11 @@ class _CallWriter:
                 return f"len(st.plays.get({self.expr(args[0].args[0])}, ()))"
             return f"len({self.expr(args[0], 'iter')})"
         if f == "sorted":
+            item = T.elem_of(self.type_of(args[0]))
+            if T.ordered_enum(item):  # members in their enum's order
+                xs, order = self.expr(args[0], 'view'), self.enum_order(item)
+                return f"_sorted_members({xs}, {order}, {self.site(e)})" if self.checked \
+                    else f"sorted({xs}, key={order}.__getitem__)"
             return f"sorted({self.expr(args[0], 'view')})"
         if f == "distinct":
             return f"list(dict.fromkeys({self.expr(args[0], 'view')}))"
@@ -70,6 +76,10 @@ class _CallWriter:
         if f == "cards":
             return f"list(st.zones[{a[0]}])"
         if f in ("max", "min"):
+            if T.ordered_enum(self.type_of(e)):  # of two members, the later (or earlier) in their enum
+                order = self.enum_order(self.type_of(e))
+                return f"_extreme_member([{a[0]}, {a[1]}], {order}, {f!r}, {self.site(e)})" if self.checked \
+                    else f"{f}({a[0]}, {a[1]}, key={order}.__getitem__)"
             return f"{f}({a[0]}, {a[1]})"
         if f == "abs":
             return f"abs({a[0]})"

@@ -151,6 +151,62 @@ def _mod(a, b, site):
     return a % b
 
 
+MAX_EXPONENT = 10_000  # a power's largest exponent (a rules error past it: the number would be huge)
+
+
+def _power(a: int, b: int) -> int:
+    """a ^ b of two whole numbers (fast: a Python error where the checked version explains)."""
+    if b < 0 or b > MAX_EXPONENT:
+        raise ValueError("power")
+    return a ** b
+
+
+def _power_checked(a, b, site) -> int:
+    if a is None or b is None:
+        _fail(site, "'^' with none instead of a number")
+    if b < 0:
+        _fail(site, f"a negative power ({a} ^ {b}) is not a whole number")
+    if b > MAX_EXPONENT:
+        _fail(site, f"the power {a} ^ {b} is too large (an exponent is at most {MAX_EXPONENT:,})")
+    return a ** b
+
+
+def _rank(order: dict, member):
+    """An enum member's place in its enum's order (its declaration): what '<' and max compare;
+    None for none (the checked helpers that compare then report it)."""
+    return None if member is None else order[member]
+
+
+def _extreme_member(values: list, order: dict, kind: str, site):
+    """max/min over members of one enum, in the enum's order (checked)."""
+    _extreme([_rank(order, v) for v in values], kind, site)  # (reports an empty list, or none)
+    return (max if kind == "max" else min)(values, key=order.__getitem__)
+
+
+def _sorted_members(xs: list, order: dict, site):
+    """sorted() of members of one enum: in the enum's order (checked)."""
+    if None in xs:
+        _fail(site, "sorted() of a list holding none")
+    return sorted(xs, key=order.__getitem__)
+
+
+SCALED = ("*=", "/=")  # the assignments that scale a number (the others add to it, or set it)
+
+
+def _scaled(op: str, old, value, site):
+    """What 'x *= value' or 'x /= value' makes of the number x ('/' rounds down)."""
+    if old is None or value is None:
+        _fail(site, f"'{op}' with none instead of a number")
+    return old * value if op == "*=" else _div(old, value, site)
+
+
+def _updated(op: str, old, value, site):
+    """What 'x OP= value' makes of the number x: +=, -=, *= or /=."""
+    if op in SCALED:
+        return _scaled(op, old, value, site)
+    return old + value if op == "+=" else old - value
+
+
 def _revealed(st, c, site) -> bool:
     if c is None:
         _fail(site, "'revealed' of none instead of a card")
@@ -218,7 +274,8 @@ def _best_checked(pairs: list, better, kind: str, site):
 _HELPERS = {f.__name__: f for f in (
     _bounded_range, _players_after, _players_from, _best, _tagged, _prop, _play_field, _record_field,
     _entry_field, _entry_data, _player_index, _item, _range, _negate, _div, _mod, _revealed, _sees, _random,
-    _extreme, _best_checked, _subsets, _join, _fold)}
+    _extreme, _best_checked, _subsets, _join, _fold, _power, _power_checked, _rank, _extreme_member,
+    _sorted_members, _scaled)}
 _ORDER = {"<": "_lt", "<=": "_le", ">": "_gt", ">=": "_ge"}
 _HELPERS.update({name: _ordered(op, getattr(operator, name[1:])) for op, name in _ORDER.items()})
 _ARITHMETIC = {"+": "_add", "-": "_sub", "*": "_mul"}

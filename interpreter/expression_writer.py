@@ -125,6 +125,10 @@ class _Gen(_CallWriter):
     def type_of(self, e) -> T.Type:
         return self.types.get(e, T.ANY)
 
+    def enum_order(self, t: T.Type) -> str:
+        """The name of enum t's order: member -> its place in the declaration (what '<' compares)."""
+        return self.bind(self.prog.enum_order[t.enum], ("enum_order", t.enum))
+
     def is_builtin_call(self, e, func: str) -> bool:
         return isinstance(e, A.Call) and e.func == func and self.refs.get(e, ("",))[0] == "builtin_func"
 
@@ -311,7 +315,17 @@ class _Gen(_CallWriter):
         op = e.op
         if op == "in":
             return f"({self.expr(e.left)} in {self.expr(e.right, 'iter')})"
+        if op == "^":
+            a, b = self.expr(e.left), self.expr(e.right)
+            return f"_power_checked({a}, {b}, {self.site(e)})" if self.checked else f"_power({a}, {b})"
         lt, rt = self.type_of(e.left), self.type_of(e.right)
+        if op not in ("==", "!=") and (T.ordered_enum(lt) or T.ordered_enum(rt)):
+            # members of one enum compare by their places in its declaration
+            order = self.enum_order(lt if T.ordered_enum(lt) else rt)
+            a, b = self.expr(e.left), self.expr(e.right)
+            if self.checked:
+                return f"{_ORDER[op]}(_rank({order}, {a}), _rank({order}, {b}), {self.site(e)})"
+            return f"({order}[{a}] {op} {order}[{b}])"
         if op in ("==", "!=") and lt.name == "zone" and rt.name == "zone":
             # two zones are the same zone or not ('source == hand[p]'), whatever cards they hold
             return f"({self.expr(e.left)} {op} {self.expr(e.right)})"
@@ -367,9 +381,17 @@ class _Gen(_CallWriter):
             return f"[{q if body is None else body} {loop}]"
         if k == "sum":
             return f"sum([{body} {loop}])"
+        member = T.ordered_enum(self.type_of(e.body))  # the last (or first) in the enum's order
         if k in ("max", "min"):
             values = f"[{body} {loop}]"
+            if member:
+                order = self.enum_order(self.type_of(e.body))
+                return f"_extreme_member({values}, {order}, {k!r}, {self.site(e)})" if self.checked \
+                    else f"{k}({values}, key={order}.__getitem__)"
             return f"_extreme({values}, {k!r}, {self.site(e)})" if self.checked else f"{k}({values})"
+        if member:
+            order = self.enum_order(self.type_of(e.body))
+            body = f"_rank({order}, {body})" if self.checked else f"{order}[{body}]"
         pairs = f"[({q}, {body}) {loop}]"
         better = self.bind(_BETTER[k, e.ties_last], ("better", k, e.ties_last))
         if self.checked:

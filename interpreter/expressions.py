@@ -128,6 +128,8 @@ class ExpressionCompiler:
                 return got
             if kind == "better":
                 return _BETTER[r[1], r[2]]
+            if kind == "enum_order":
+                return prog.enum_order[r[1]]
             return {"names": prog.card_names, "rules": prog.rules, "tags": self.tags}[kind]
         return resolve
 

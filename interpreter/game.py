@@ -67,7 +67,8 @@ class Game:
         info = self.model.options.get(name)
         if info is None:
             hint = did_you_mean(name, self.model.options)
-            known = ", ".join(self.model.options) or "none"
+            known = ", ".join(n + (f" ({o.values[0]} to {o.values[1]})" if o.values is not None else "")
+                              for n, o in self.model.options.items()) or "none"
             raise OptionError(f"unknown option '{name}' for {self.name}" + (f"; {hint}" if hint else f" (options: {known})"))
         t = info.type
         if t.name == "bool":
@@ -81,8 +82,12 @@ class Game:
             raise OptionError(f"option '{name}' is true or false, not '{value}'")
         if t.name == "int":
             whole = _whole_number(value)
+            lo, hi = info.values if info.values is not None else (None, None)
             if whole is None:
-                raise OptionError(f"option '{name}' is a whole number, not {value!r}")
+                within = f" from {lo} to {hi}" if lo is not None else ""
+                raise OptionError(f"option '{name}' is a whole number{within}, not {value!r}")
+            if lo is not None and not lo <= whole <= hi:
+                raise OptionError(f"option '{name}' is a whole number from {lo} to {hi}, not {whole}")
             return whole
         if t.name == "enum":
             members = self.model.enums[t.enum].members

@@ -123,7 +123,9 @@ def _job(st, env, jobs: list, i: int):
 
 def _ask_order(st, env, jobs: list, i: int) -> bool:
     """When one player's cards trigger together, that player says which goes first (secret
-    jobs take no part).  True: the question is asked now."""
+    jobs take no part).  Alike jobs -- one trigger of alike copies of a card (same name, same
+    values) in one zone, which no rule tells apart -- are one option: their order cannot matter,
+    and when all of them are alike nobody is asked.  True: the question is asked now."""
     owner, offset = jobs[i][2], jobs[i][0]
     group = 1
     while i + group < len(jobs) and jobs[i + group][2] == owner and jobs[i + group][0] == offset \
@@ -132,16 +134,42 @@ def _ask_order(st, env, jobs: list, i: int) -> bool:
     if group < 2:
         return False
     if "pick" not in env:
-        prog = st.prog
-        texts = unique([f"{prog.trigger_list[j[1]].name} of {prog.card_label(st, j[3])} first"
-                        for j in jobs[i:i + group]])
-        st.pending = {"kind": "choice", "who": owner, "target": "pick", "options": list(range(group)),
+        firsts = _unlike(st, jobs[i:i + group])
+        if len(firsts) < 2:
+            return False
+        texts = unique(_order_texts(st, [jobs[i + k] for k in firsts]))
+        st.pending = {"kind": "choice", "who": owner, "target": "pick", "options": firsts,
                       "texts": texts, "prompt": "several of your abilities trigger at once: which goes first?",
                       "optional": False}
         return True
     k = env.pop("pick")
     jobs.insert(i, jobs.pop(i + k))
     return False
+
+
+def _order_texts(st, jobs: list) -> list:
+    """"NAME of CARD first" for each job; a card shown alike in two zones says which is which
+    ("spark of Spark (reserve) first")."""
+    prog = st.prog
+    shown = [(prog.trigger_list[j[1]].name, prog.card_label(st, j[3])) for j in jobs]
+    zones: dict = {}
+    for (name, label), j in zip(shown, jobs):
+        zones.setdefault((name, label), set()).add(st.where[j[3]])
+    return [f"{name} of {label}{f' ({prog.slot_zone[st.where[j[3]]]})' if len(zones[name, label]) > 1 else ''} first"
+            for (name, label), j in zip(shown, jobs)]
+
+
+def _unlike(st, jobs: list) -> list:
+    """The places in jobs (one player's cards' jobs) of the first of each kind of alike jobs: the
+    same trigger of copies of one kind (card_kind: same name and values) in the same zone."""
+    kind, where = st.prog.card_kind, st.where
+    seen, firsts = set(), []
+    for k, j in enumerate(jobs):
+        key = (j[1], kind[j[3]], where[j[3]])
+        if key not in seen:
+            seen.add(key)
+            firsts.append(k)
+    return firsts
 
 
 def _still_holds(st, trig, job: list, rec: dict) -> bool:

@@ -319,9 +319,10 @@ def _engine_choice(val, env: dict, pending: dict) -> None:
                                                    "not hold")
     job = jobs[i]
     if target == "pick":
-        val.need(len(opts) >= 2 and opts == list(range(len(opts))) and i + len(opts) <= len(jobs)
-                 and "param" not in pending, "the pending choice of which trigger goes first must offer 0, 1, ... "
-                                             "one for each of the triggers from the current one")
+        val.need(len(opts) >= 2 and all(type(k) is int for k in opts) and opts[0] == 0
+                 and all(a < b for a, b in zip(opts, opts[1:])) and i + opts[-1] < len(jobs)
+                 and "param" not in pending, "the pending choice of which trigger goes first must offer 0 and "
+                                             "the places of other triggers after the current one, in order")
     elif target == "answer":
         val.need(opts == [True, False] and pending.get("param") == "bool" and job[1] != SECRET
                  and val.prog.trigger_list[job[1]].optional is not None,

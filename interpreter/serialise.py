@@ -124,7 +124,7 @@ def _all_of(kind: type):
 
 
 def _all_cards(v, validator) -> bool:
-    return _ints_below(v, validator.prog.card_count)
+    return _ints_below(v, validator.prog.card_count) and not (validator.out and validator.out.intersection(v))
 
 
 def _all_players(v, validator) -> bool:
@@ -152,6 +152,7 @@ class _Validator:
     def __init__(self, d: dict, game):
         self.d, self.game, self.prog = d, game, game.prog
         self.card_count, self.zone_count = game.prog.card_count, len(game.prog.slots)
+        self.out: frozenset = frozenset()  # the cards out of this game (set once the options are read)
         self.next_entry, self.entry_ids = 0, set()  # (set by stack())
 
     def fail(self, msg: str):
@@ -182,6 +183,7 @@ class _Validator:
         self.need(_is_int(d["seed"]), f"'seed' must be a whole number, not {d['seed']!r}")
         self.int_in(d["rng"], 0, MASK64 + 1, "'rng'")
         self.options(d["options"])
+        self.out = prog.out_of_game(self.n, d["options"])
         self.need(isinstance(d["phase"], str) and d["phase"] in prog.phases, f"unknown phase {d['phase']!r}")
         self.need(d["stage"] in STAGES, f"unknown stage {d['stage']!r}")
         self.player(d["active"], "'active'")
@@ -206,6 +208,7 @@ class _Validator:
                   and len(set(sh)) == len(sh), "'shown' must be a list of cards, each once")
         if "known" in d:
             self.known(d["known"])
+        self.not_out(sh, "is shown")
         check_log(d["log"], self)
         self.player(d["turn_active"], "'turn_active'")
         check_frames(self)
@@ -234,7 +237,7 @@ class _Validator:
             if t == "bool":
                 ok = isinstance(v, bool)
             elif t == "int":
-                ok = _is_int(v)
+                ok = _is_int(v) and (info.values is None or info.values[0] <= v <= info.values[1])
             elif t == "text":
                 ok = isinstance(v, str)
             elif t == "enum":
@@ -242,7 +245,8 @@ class _Validator:
             else:
                 ok = True
             if not ok:
-                self.fail(f"option '{k}' has the value {v!r}, which is not a {info.type}")
+                within = f" in {info.values[0]}..{info.values[1]}" if info.values is not None else ""
+                self.fail(f"option '{k}' has the value {v!r}, which is not a {info.type}{within}")
         absent = [k for k in model.options if k not in opts]
         self.need(not absent, "options missing: " + ", ".join(absent))
 
@@ -273,10 +277,20 @@ class _Validator:
                 self.need(c not in seen, f"card #{c} ({prog.card_names[c]}) is in {prog.slots[seen.get(c, 0)].name} "
                                          f"and in {name}")
                 seen[c] = zi
-        self.need(len(seen) == prog.card_count,
-                  f"{prog.card_count - len(seen)} card(s) are in no zone "
-                  f"(e.g. #{min(set(range(prog.card_count)) - set(seen), default=0)})")
+        out = self.out
+        if out:
+            self.not_out(seen, "is in a zone")
+        self.need(len(seen) == prog.card_count - len(out),
+                  f"{prog.card_count - len(out) - len(seen)} card(s) are in no zone "
+                  f"(e.g. #{min(set(range(prog.card_count)) - set(seen) - out, default=0)})")
         self.where = seen
+
+    def not_out(self, cards, what: str) -> None:
+        """None of cards is out of this game (a copy its setup does not use)."""
+        bad = next((c for c in cards if c in self.out), None)
+        if bad is not None:
+            self.fail(f"card #{bad} ({self.prog.card_names[bad]}) {what}, but a game of {self.n} players with "
+                      f"these options leaves it out")
 
     def vars(self, values) -> None:
         prog = self.prog
@@ -322,6 +336,7 @@ class _Validator:
         elif name == "card":
             if not (v is None or (_is_int(v) and 0 <= v < self.prog.card_count)):
                 self.fail(f"{what}: no card {v!r}")
+            self.not_out([v], f"is held by {what}")
         elif name == "entry":  # (a variable may keep the id of an entry that has resolved since)
             if not (v is None or (_is_int(v) and 0 <= v < self.next_entry)):
                 self.fail(f"{what} must be a stack entry, not {v!r}")
@@ -440,6 +455,7 @@ class _Validator:
         if not (isinstance(cards, list) and all(_is_int(c) and 0 <= c < self.card_count for c in cards)
                 and len(set(cards)) == len(cards)):
             self.fail(f"the cards of {where} must be a list of different cards, not {str(cards)[:80]}")
+        self.not_out(cards, f"is a card of {where}")
         if not (against is None or (_is_int(against) and against in self.entry_ids and against < eid)):
             self.fail(f"{where} answers {against!r}, which is not an earlier entry")
         if not isinstance(cancelled, bool):

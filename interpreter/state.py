@@ -97,6 +97,11 @@ class State(Observation, CopyOnWrite):
         if start is not None:
             st.zones[start] = list(range(prog.card_count)) if start_order is None else list(start_order)
             st.where = [start] * prog.card_count
+            out = prog.out_of_game(players, st.opts)
+            if out:  # copies this setup does not use: in no zone at all
+                st.zones[start] = [c for c in st.zones[start] if c not in out]
+                for c in out:
+                    st.where[c] = prog.out_slot
         st.vars = []
         for info, f in prog.var_defaults:
             value = f(st, {}) if f is not None else _zero(info.type.name)
@@ -106,6 +111,10 @@ class State(Observation, CopyOnWrite):
                 st.vars.append(value)
         st._run_guarded(st._advance)
         return st
+
+    def out_of_game(self) -> frozenset:
+        """The cards this game leaves out: copies its setup (player count, options) does not use."""
+        return self.prog.out_of_game(self.n, self.opts)
 
     # ------------------------------------------------------------------ primitives used by rules
     def move_cards(self, cards: list, dest: int, bottom: bool) -> None:
@@ -668,6 +677,8 @@ class State(Observation, CopyOnWrite):
         for zi, z in enumerate(zones):
             for c in z:
                 where[c] = zi
+        for c in st.out_of_game():
+            where[c] = game.prog.out_slot
         st.plays = {int(k): v for k, v in d["plays"].items()}
         st.revealed, st.shown, st.terminal = d["revealed"], d["shown"], d["terminal"]
         st.known = {c: seats for c, seats in d.get("known", ())}

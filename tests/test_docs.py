@@ -93,6 +93,31 @@ def test_the_language_reference_mentions_every_grammar_rule():
     assert not missing, f"docs/language.md does not mention: {missing}"
 
 
+def test_the_rulebook_says_copies_by_setup_powers_scaling_ranges_and_enum_order():
+    setup = to_markdown(check_file("tests/rules/setup_lab.rules"))
+    assert "| King | 1 with 2 or 3 players, 2 with 4 or 5 players | 3 |" in setup
+    assert "| Queen | 1 with 2 players, 2 with 3 players, 3 with 4 players, 4 with 5 players |" in setup
+    assert "| Joker | 0 if the jokers option is off, otherwise 1 if the number of players is at most 3, " \
+           "otherwise 2 |" in setup
+    assert "Up to 10 cards (how many depends on the options):" in setup
+    gaps = to_markdown(check_file("tests/rules/gaps_lab.rules"))
+    assert "| `seat` | 1 | The seat that plays first (counted round past the last player). (1 to 4) |" in gaps
+    for said in ["Set the pot to 2 to the power the number of cards in", "such that c's rank is no earlier than high",
+                 "Multiply the pot by the number of players.", "Divide the pot by 2, rounding down.",
+                 "If the top comes after low:", "Set the top to the latest c's rank for any c in the cards in the table.",
+                 "The game ends; nobody wins."]:
+        assert said in gaps, said
+
+
+def test_a_deck_whose_copies_depend_only_on_the_player_count_is_sized_by_it(tmp_path):
+    p = tmp_path / "sized.rules"
+    p.write_text('game "Sized" { players 2..5 start go cards start in deck }\n'
+                 'card "A" { copies: 4 }\ncard "B" { copies: if player_count <= 3 then 2 else 4 }\n'
+                 'zone deck: pile hidden\naction end_it() { effect { end game } }\n'
+                 'phase go { actions end_it  after { active = next_player(active) } next go }\n', encoding="utf-8")
+    assert "6 cards with 2 or 3 players, 8 with 4 or 5 players:" in to_markdown(check_file(str(p)))
+
+
 # ---------------------------------------------------------------------- the English reads right
 RULES_FILES = GAMES + sorted((ROOT / "tests" / "rules").glob("*.rules"))  # a lab added later is read too
 SUBJECT_VERBS = "chooses|may|answers|looks|becomes|decides|is|are"

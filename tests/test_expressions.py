@@ -60,6 +60,26 @@ def run(setup: str, defs: str = "", checked_only: bool = False):
     return lambda name: st.vars[g.prog.var_index[name]]
 
 
+# ====================================================================== powers, scaling, enums in order
+@pytest.mark.parametrize("checked_only", [False, True], ids=["fast", "checked"])
+def test_powers_scaling_and_enum_order(checked_only):
+    read = run("""out = 2 ^ 3 ^ 2 - -2 ^ 2 + (-2) ^ 2 + 0 ^ 0
+    big *= 3
+    big /= 7
+    pts[active] += 5
+    pts[active] *= 4
+    pts[active] /= 3
+    flag = red < blue and blue >= red and not (blue <= red) and max(red, blue) == blue and min(blue, red) == red
+    got = collect x in sorted([blue, red, blue]): if x == red then 0 else 1
+    c = argmax x in cards(deck): x.colour
+    word = if (max x in cards(deck): x.colour) == blue and (min x in cards(deck): x.colour) == red then "ok" else "no"
+    """, checked_only=checked_only)
+    assert read("out") == 512 + 4 + 4 + 1
+    assert read("big") == 60000 // 7 and read("pts")[0] == 20 // 3
+    assert read("flag") is True and read("got") == [0, 1, 1] and read("word") == "ok"
+    assert read("c") == 2  # the first blue card (B's copies follow A's)
+
+
 # ====================================================================== subsets
 @pytest.mark.parametrize("checked_only", [False, True], ids=["fast", "checked"])
 def test_subsets_and_combinations_list_every_subset_in_the_list_order(checked_only):
@@ -234,6 +254,15 @@ ERRORS = [
      "(at most 65,536)", "combinations("),
     ("out = count(combinations([1, 2], out - 1))", "combinations() of 2 items, -1 at a time: a size cannot be "
      "negative", "combinations("),
+    ("out = 2 ^ (out - 1)", "a negative power (2 ^ -1) is not a whole number", "2 ^"),
+    ("out = 2 ^ big", "the power 2 ^ 20000 is too large (an exponent is at most 10,000)", "2 ^"),
+    (f"out = {NONE_INT} ^ 2", "'^' with none instead of a number", "(first"),
+    ("flag = (first x in [red, blue] where x == blue and out > 0) < red", "'<' compares with none",
+     "first x in [red"),
+    ("got = [0] + collect x in sorted([blue, first y in [red] where out > 0]): 1", "sorted() of a list holding none",
+     "sorted("),
+    ("out /= out", "division by zero", "out /="),
+    (f"out *= {NONE_INT}", "'*=' with none instead of a number", "out *="),
 ]
 
 
@@ -438,7 +467,8 @@ def _outcome(f, st, env):
         return "python", type(e).__name__
 
 
-LABS = ["ability_lab", "choice_lab", "counters", "event_lab", "selector_lab", "stack_lab", "trigger_lab"]
+LABS = ["ability_lab", "choice_lab", "counters", "event_lab", "gaps_lab", "selector_lab", "setup_lab", "stack_lab",
+        "trigger_copies_lab", "trigger_lab"]
 
 
 @pytest.mark.parametrize("path,players,options", [("games/charuma.rules", 4, {}),

@@ -64,6 +64,15 @@ def test_operators_calls_indexes_lists_and_unary_minus():
         'def g(): bool = not (1 in [1, 2]) and v[0] == -1 or 1..3 == [1, 2, 3]\n')
 
 
+def test_powers_scaling_assignments_and_ranged_options():
+    text = ('option seat:int in 1 .. 4=1\n'
+            'def f(a:int):int=2^a^-1+(-a)^2\n'
+            'phase p { enter { x*=2  y/=  3 x [p]*=-1 } }\n')
+    assert format_text(text) == ('option seat: int in 1..4 = 1\n'
+                                 'def f(a: int): int = 2 ^ a ^ -1 + (-a) ^ 2\n'
+                                 'phase p { enter { x *= 2  y /= 3 x[p] *= -1 } }\n')
+
+
 def test_keywords_used_as_names_are_called_like_names():
     # 'target' is a keyword (stack ... target expr) and a name here
     text = 'def target(): int = 2\ndef t(): int = target( ) + count (players)\n'
@@ -156,7 +165,7 @@ def test_a_syntax_error_is_a_rules_error():
 
 
 # ---------------------------------------------------------------------- every rules file
-_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|[A-Za-z_0-9]+|\.\.|==|!=|<=|>=|\+=|-=|\S')
+_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|[A-Za-z_0-9]+|\.\.|==|!=|<=|>=|\+=|-=|\*=|/=|\S')
 
 
 def _shuffle_whitespace(text: str, seed: int) -> str:

@@ -468,7 +468,7 @@ def test_unexpected_token_says_what_was_expected():
 def test_expected_list_names_punctuation_and_keywords_readably():
     d, _ = syntax_error("phase p { enter { x 1 } }")
     assert d.message == "unexpected '1'"
-    assert d.hint == "expected '+=', '-=', '.', '=' or '['"
+    assert d.hint == "expected '*=', '+=', '-=', '.', '/=', '=' or '['"
     d, _ = syntax_error("game \"g\" { players 2 }")
     assert d.hint == "expected '..'"
     d, _ = syntax_error("phase p { bogus }")

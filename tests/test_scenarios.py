@@ -285,6 +285,22 @@ def test_a_kept_card_cannot_be_placed(tmp_path):
     assert "too many 'red 4' cards: the game has 2 (2 kept in box)" in str(err)
 
 
+SETUP_LAB = ROOT / "tests" / "rules" / "setup_lab.rules"
+
+
+def test_a_position_names_only_copies_the_setup_holds(tmp_path):
+    """Copies a setup leaves out ('copies: EXPR' of the player count and options) cannot be placed."""
+    none = write(tmp_path, f"rules: {SETUP_LAB}\nplayers: 3\nposition:\n  zones:\n    hand[P1]: [Joker]\n")
+    err = error_of(none)
+    assert err.line == 5 and "card 'Joker' has no copy in this game (with 3 players and jokers = false)" in str(err)
+    fewer = write(tmp_path, f"rules: {SETUP_LAB}\nplayers: 3\nposition:\n  zones:\n    hand[P1]: [King, King]\n",
+                  "fewer.yaml")
+    assert "too many 'King' cards: the game has 1 (with 3 players)" in str(error_of(fewer))
+    four = write(tmp_path, f"rules: {SETUP_LAB}\nplayers: 4\nposition:\n  zones:\n    hand[P1]: [King, King]\n"
+                           f"steps:\n  - expect: {{counts: {{stock: 5}}}}\n", "four.yaml")
+    run_one(four)  # 2 Aces, 3 Queens left: the fourth Queen (five players) is out of this game
+
+
 def test_missing_rules_file(tmp_path):
     p = write(tmp_path, "rules: nowhere.rules\nsteps: []\n")
     err = error_of(p)
@@ -386,3 +402,16 @@ def test_pytest_reports_a_failing_scenario_with_the_runners_message(tmp_path):
     assert "2 failed, 2 passed" in out  # each scenario runs on both engines
     assert f"bad.yaml:{line_of(bad, 'active: P2')}: active: expected P2, got P1" in out
     assert "Traceback" not in out
+
+
+def test_a_position_cannot_place_a_labelled_copy_its_setup_leaves_out(tmp_path):
+    rules = tmp_path / "labelled.rules"
+    rules.write_text('game "L" { players 2..3 start go cards start in deck label c: "{c.name} {c.n}" }\n'
+                     'property n: int\ncard "A" { n: 1 copies: player_count - 2 }\ncard "B" { n: 2 copies: 2 }\n'
+                     'zone deck: pile hidden\nzone hand[player]: set owner\n'
+                     'action end_it() { effect { end game } }\n'
+                     'phase go { actions end_it  after { active = next_player(active) } next go }\n', encoding="utf-8")
+    three = write(tmp_path, f"rules: {rules}\nplayers: 3\nposition:\n  zones:\n    hand[P1]: [A 1]\n")
+    run_one(three)
+    two = write(tmp_path, f"rules: {rules}\nplayers: 2\nposition:\n  zones:\n    hand[P1]: [A 1]\n", "two.yaml")
+    assert "copy 'A 1' is not in this game (with 2 players)" in str(error_of(two))

@@ -428,3 +428,36 @@ def test_an_entry_with_a_card_twice_is_refused():
     d = sgs(104)
     d["entries"][-1][4] *= 2
     assert "the cards of stack entry 3 must be a list of different cards" in refusal(d)
+
+
+def test_copies_a_setup_leaves_out_are_in_no_zone_of_a_saved_state():
+    """'copies: EXPR' (tests/rules/setup_lab.rules): a saved 2-player game holds 4 of its 10 cards;
+    from_json refuses one of the others in a zone, or a card of the game missing from every zone."""
+    lab = load(str(ROOT / "tests" / "rules" / "setup_lab.rules"))
+    st = lab.new_state(players=2, seed=1)
+    assert sum(map(len, st.zones)) == 4 and State.from_json(st.to_json(), lab).to_json() == st.to_json()
+    out = sorted(st.out_of_game())
+    d = json.loads(st.to_json())
+    d["zones"][0].append(out[0])
+    with pytest.raises(StateFormatError, match=r"card #3 \(King\) is in a zone, but a game of 2 players with "
+                                               r"these options leaves it out"):
+        State.from_json(json.dumps(d), lab)
+    d = json.loads(st.to_json())
+    next(z for z in d["zones"] if z).pop()  # a card of the game in no zone
+    with pytest.raises(StateFormatError, match=r"card\(s\) are in no zone"):
+        State.from_json(json.dumps(d), lab)
+
+
+def test_an_int_option_with_a_range_is_refused_outside_it():
+    text = ('game "R" { players 2..2 start p cards start in deck }\ncard "A" { copies: 1 }\nzone deck: pile hidden\n'
+            'option seat: int in 1..4 = 1\naction go() { effect { end game } }\n'
+            'phase p { actions go  after { active = next_player(active) } next p }\n')
+    from interpreter.game import OptionError, load_text
+    g = load_text(text, "ranged.rules")
+    assert g.new_state(options={"seat": "4"}).opts["seat"] == 4
+    with pytest.raises(OptionError, match="option 'seat' is a whole number from 1 to 4, not 5"):
+        g.new_state(options={"seat": 5})
+    d = json.loads(g.new_state().to_json())
+    d["options"]["seat"] = 7
+    with pytest.raises(StateFormatError, match="option 'seat' has the value 7, which is not a int in 1..4"):
+        State.from_json(json.dumps(d), g)

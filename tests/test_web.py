@@ -993,3 +993,10 @@ def test_a_hand_held_facing_away_and_a_top_public_pile_in_the_browser(browser):
         assert seen == {"top:", "you know:"}, f"only {seen} came to the page: pick other seeds"
         assert not w.errors, w.errors
         page.close()
+def test_a_ranged_int_option_is_a_number_field_with_its_bounds():
+    from rulespec.tools.web.pages import options_fieldset
+    from rulespec.tools.web.server import parse_options
+    game = interpreter.load(str(Path(__file__).resolve().parent / "rules" / "gaps_lab.rules"))
+    assert 'type="number" step="1" min="1" max="4" name="opt_seat" value="1"' in options_fieldset(game, "Options")
+    with pytest.raises(Exception, match="option 'seat' is a whole number from 1 to 4, not 9"):
+        parse_options(game, {"seat": "9"})

@@ -35,7 +35,7 @@ from rulespec.lang import types as T
 from ..blocks import bound_names
 from ..compiler import Program
 from ..errors import GameOver
-from ..expression_runtime import _fail
+from ..expression_runtime import SCALED, _fail, _updated
 from ..frames import EMIT_BLOCK, SUSPEND
 from ..rng import Rng
 
@@ -48,7 +48,7 @@ MAX_INDENT = 80
 _ABSENT = object()  # a saved local that was not bound before a for loop
 
 
-def _set_field(st, obj, field: str, k, sign: int, v, site) -> None:
+def _set_field(st, obj, field: str, k, op: str, v, site) -> None:
     """this.n = v, stack_top.target = p, r.amount += 1 (compiler.py's _field_assign), v given."""
     if obj is None:
         _fail(site, f"cannot set '{field}' of none")
@@ -57,12 +57,12 @@ def _set_field(st, obj, field: str, k, sign: int, v, site) -> None:
     else:
         entry = st.entry(obj)
         if k is not None:
-            entry[k] = v if sign == 0 else entry[k] + sign * v
+            entry[k] = v if op == "=" else _updated(op, entry[k], v, site)
             return
         data = entry[7]
         if field not in data:
             _fail(site, f"an entry of effect '{entry[1]}' has no field '{field}'")
-    data[field] = v if sign == 0 else data[field] + sign * v
+    data[field] = v if op == "=" else _updated(op, data[field], v, site)
 
 
 # what the generated code finds in the game's module under these names
@@ -369,16 +369,20 @@ class _Writer:
             else:
                 base = f"env[{name!r}]"
             k = {"by": 2, "target": 3}.get(field)
-            sg = {"=": 0, "+=": 1, "-=": -1}[op]
-            self.guarded(s, ind, [v], [(0, f"_set_field(st, {base}, {field!r}, {k!r}, {sg}, {v[0]}, {self.g.site(s)})")])
+            self.guarded(s, ind, [v], [(0, f"_set_field(st, {base}, {field!r}, {k!r}, {op!r}, {v[0]}, {self.g.site(s)})")])
             return
         if tgt.index is None and tgt.name == "active" and tgt.name not in prog.model.vars:
             self.guarded(s, ind, [v], [(0, f"st.active = {v[0]}")])
             return
+
+        def updated(old: str) -> str:  # the new value of a number that 'x OP= v' changes
+            if op in SCALED:  # (the reference's _scaled: '/' by 0 is its rules error)
+                return f"_scaled({op!r}, {old}, {v[0]}, {self.g.site(s)})"
+            return f"{old} + {sign} * {v[0]}"
         if tgt.name in prog.var_index:
             i = prog.var_index[tgt.name]
             if tgt.index is None:
-                line = f"st.vars[{i}] = {v[0]}" if op == "=" else f"st.vars[{i}] = st.vars[{i}] + {sign} * {v[0]}"
+                line = f"st.vars[{i}] = {v[0]}" if op == "=" else f"st.vars[{i}] = {updated(f'st.vars[{i}]')}"
                 self.guarded(s, ind, [v], [(0, line)])
                 return
             idx = self.value(tgt.index)
@@ -386,10 +390,10 @@ class _Writer:
                 self.guarded(s, ind, [v, idx], [(0, f"(st.vars[{i}] if st._own is None else st.edit_var({i}))[{idx[0]}] = {v[0]}")])
                 return
             self.guarded(s, ind, [idx, v], [(0, f"_row = st.vars[{i}] if st._own is None else st.edit_var({i})"),
-                                            (0, f"_row[{idx[0]}] = _row[{idx[0]}] + {sign} * {v[0]}")])
+                                            (0, f"_row[{idx[0]}] = {updated(f'_row[{idx[0]}]')}")])
             return
         n = tgt.name
-        line = f"env[{n!r}] = {v[0]}" if op == "=" else f"env[{n!r}] = env[{n!r}] + {sign} * {v[0]}"
+        line = f"env[{n!r}] = {v[0]}" if op == "=" else f"env[{n!r}] = {updated(f'env[{n!r}]')}"
         self.guarded(s, ind, [v], [(0, line)])
 
     def _Move(self, s, ind, loops):

@@ -137,7 +137,7 @@ class Unary(Expr):
 
 @node
 class BinOp(Expr):
-    op: str  # == != < <= > >= in (they never chain: ``a < b < c`` is a syntax error)
+    op: str  # == != < <= > >= in (they never chain: ``a < b < c`` is a syntax error), or ^ (a power)
     left: Expr
     right: Expr
     span: Span
@@ -238,7 +238,7 @@ class LValue:
 
 @node
 class Assign(Stmt):
-    op: str  # "=", "+=", "-="
+    op: str  # "=", "+=", "-=", "*=", "/="
     target: LValue
     value: Expr
     span: Span
@@ -427,6 +427,7 @@ class OptionDecl:
     default: Expr
     doc: Optional[str]
     span: Span
+    values: Optional[Expr] = None  # ``int in 1..4``: the range an int option's value must lie in
 
 
 @node

@@ -27,8 +27,10 @@ OPEN = 1       # ends in a clause that would run on into the words after it:
                # "the number of x in d such that c"
 OR, AND, NOT, CMP, RANGE, SUM, PRODUCT, UNARY = 2, 3, 4, 5, 6, 7, 8, 9
 ATOM = 10      # a name, a call, "p's points": nothing can split it
-_BIN_LEVEL = {"or": OR, "and": AND, "+": SUM, "-": SUM, "*": PRODUCT, "/": PRODUCT, "%": PRODUCT,
+_BIN_LEVEL = {"or": OR, "and": AND, "+": SUM, "-": SUM, "*": PRODUCT, "/": PRODUCT, "%": PRODUCT, "^": UNARY,
               "in": CMP, **{op: CMP for op in ("==", "!=", "<", "<=", ">", ">=")}}
+# Members of an enum compare in the order it declares them
+_ENUM_CMP = {"<": "comes before", "<=": "is no later than", ">": "comes after", ">=": "is no earlier than"}
 # Operators whose own chains regroup freely: "a and b and c", "a plus b plus c".
 _ASSOCIATIVE = {"and", "or", "+", "*"}
 # Levels that read alike in English, so that mixing them needs parentheses whichever binds
@@ -347,6 +349,7 @@ class English:
             if t.name == "zone" or t == T.CARDS:
                 return f"the number of cards in {args[0]}"
             return f"the number of {args[0]}"
+        member = T.ordered_enum(self._type(e))  # of members of an enum: later or earlier in its order
         table = {
             "sorted": lambda: f"{args[0]}, in order",
             "distinct": lambda: f"{args[0]}, without repeats",
@@ -358,8 +361,8 @@ class English:
             "bottom": lambda: f"the bottom {self._how_many(e.args[1], args[1])} of {args[0]}",
             "plays": lambda: f"the plays in {args[0]}",
             "seat": lambda: owned(args[0], "seat number"),
-            "max": lambda: f"the larger of {args[0]} and {args[1]}",
-            "min": lambda: f"the smaller of {args[0]} and {args[1]}",
+            "max": lambda: f"the {'later' if member else 'larger'} of {args[0]} and {args[1]}",
+            "min": lambda: f"the {'earlier' if member else 'smaller'} of {args[0]} and {args[1]}",
             "abs": lambda: f"the size of {args[0]}",
             "cards": lambda: f"the cards in {args[0]}",
             "tagged": lambda: f"{args[0]} is {article(e.args[1].value if isinstance(e.args[1], A.StrLit) else args[1])} effect",
@@ -407,9 +410,13 @@ class English:
         if e.op in ("==", "!=") and self._type(e.left) == T.BOOL and isinstance(e.right, A.BoolLit):
             yes = e.right.value == (e.op == "==")   # "a == true" reads "a"
             return self.expr(e.left) if yes else f"not {self.sub(e.left, ATOM)}"
+        if e.op == "^":  # "2 to the power (n plus 1)": anything but a plain value is bracketed
+            return f"{self.sub(e.left, ATOM)} to the power {self.sub(e.right, ATOM)}"
         if self._against_none(e) is not None:
             return self._none_compare(self._against_none(e), there=e.op == "!=")
         a, b = self.operand(e.left, e.op), self.operand(e.right, e.op, right=True)
+        if e.op in _ENUM_CMP and T.ordered_enum(self._type(e.left)):
+            return f"{a} {self.verb(e.left, _ENUM_CMP[e.op])} {b}"
         return f"{a} {self.verb(e.left, _CMP[e.op])} {b}"
 
     def _Chain(self, e):
@@ -472,12 +479,14 @@ class English:
             return f"the total of {body} over every {x} in {dom}{where}"
         if body is not None and body.startswith("the ") and k in ("max", "min", "argmax", "argmin"):
             body = body[4:]   # "the largest rank of ...", not "the largest the rank of ..."
+        # of members of an enum: the last or first in its order
+        most, least = ("latest", "earliest") if T.ordered_enum(self._type(e.body)) else ("largest", "smallest")
         if k in ("max", "min"):
-            return f"the {'largest' if k == 'max' else 'smallest'} {body} for any {x} in {dom}{where}"
+            return f"the {most if k == 'max' else least} {body} for any {x} in {dom}{where}"
         if k == "collect":
             return f"every {x} in {dom}{where}" if body is None else f"the list of {body} for every {x} in {dom}{where}"
         tie = "the latest on a tie" if e.ties_last else "the earliest on a tie"
-        return f"the {x} in {dom}{where} with the {'largest' if k == 'argmax' else 'smallest'} {body} ({tie})"
+        return f"the {x} in {dom}{where} with the {most if k == 'argmax' else least} {body} ({tie})"
 
     def _nothing_qualifies(self, e) -> str:
         """A quantifier whose condition is the constant false."""
@@ -525,8 +534,7 @@ class English:
         if t.path:
             target = owned(_LOCAL_WORDS.get(t.name) or words(t.name), words(t.path[0]))
             v = self.value(s.value)
-            return [{"+=": f"Add {v} to {target}.", "-=": f"Subtract {v} from {target}."}.get(s.op,
-                                                                                         f"Set {target} to {v}.")]
+            return [_update_sentence(s.op, target, v)]
         v_decl = self.model.vars.get(t.name)
         if t.index is not None:
             target = owned(self.expr(t.index), noun_phrase(t.name, v_decl.type) if v_decl else words(t.name))
@@ -539,11 +547,7 @@ class English:
         v = self.value(s.value)
         if isinstance(s.value, A.NoneLit) and t.name in self.model.vars:
             v = self.none_for(self.model.vars[t.name].type)
-        if s.op == "+=":
-            return [f"Add {v} to {target}."]
-        if s.op == "-=":
-            return [f"Subtract {v} from {target}."]
-        return [f"Set {target} to {v}."]
+        return [_update_sentence(s.op, target, v)]
 
     def _s_Move(self, s):
         where = " at the bottom" if s.position == "bottom" else ""
@@ -705,6 +709,13 @@ class English:
         doc = f": {ev.doc}" if ev is not None and ev.doc else ""
         keep = f" (its outcome is {words(s.target)})" if s.target is not None else ""
         return [f"“{words(s.event.name)}” happens{bindings}{doc}{keep}"]
+
+
+def _update_sentence(op: str, target: str, v: str) -> str:
+    """'x = v', 'x += v', ... as an instruction."""
+    return {"+=": f"Add {v} to {target}.", "-=": f"Subtract {v} from {target}.",
+            "*=": f"Multiply {target} by {v}.", "/=": f"Divide {target} by {v}, rounding down."}.get(
+        op, f"Set {target} to {v}.")
 
 
 def _counts(name: str, t) -> bool:

@@ -15,7 +15,7 @@ The layout (the shipped games' own style):
   continues one keeps its indentation relative to the line it continues (at least two more
   spaces); a full-line comment is indented by its brace depth, or like the line after it when
   that line continues a statement;
-- one space around binary operators and ``=``, ``+=``, ``-=``, after ``,`` and ``:`` and inside
+- one space around binary operators and ``=``, ``+=``, ``-=``, ``*=``, ``/=``, after ``,`` and ``:`` and inside
   ``{ }``; none inside ``( )`` and ``[ ]``, before ``,``, ``:``, ``(`` of a call, ``[`` of an index,
   around ``.`` and ``..``, after a unary ``-``;
 - two or more spaces before a clause, statement or card field that starts in the middle of a
@@ -48,7 +48,7 @@ _TOKEN_RE = re.compile(r"""
   | (?P<str>"(?:[^"\\\n]|\\.)*")
   | (?P<com>\#[^\n]*)
   | (?P<word>[A-Za-z_][A-Za-z0-9_]*|[0-9]+)
-  | (?P<op>\.\.|==|!=|<=|>=|\+=|-=|[-+*/%<>=(){}\[\],:.])
+  | (?P<op>\.\.|==|!=|<=|>=|\+=|-=|\*=|/=|[-+*/%^<>=(){}\[\],:.])
 """, re.VERBOSE)
 
 # the rules (or aliases) whose trees are the items of a file or of a { } body: a line that
@@ -63,7 +63,7 @@ _EXPR_KEYWORDS = frozenset("""
     move deal shuffle play reveal conceal cancel look ask choose require actor
 """.split())
 
-_BINARY = frozenset(["==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "/", "%", "=", "+=", "-="])
+_BINARY = frozenset(["==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "/", "%", "^", "=", "+=", "-=", "*=", "/="])
 
 
 class FormatError(Exception):

@@ -89,6 +89,7 @@ class OptionInfo:
     default: Any
     doc: Optional[str]
     decl: A.OptionDecl
+    values: Optional[tuple] = None  # (lo, hi) of an int option declared 'int in lo..hi': its only values
 
 
 @attrs.define(slots=False)  # no __setstate__: the model cache unpickles it in C
@@ -106,6 +107,9 @@ class CardInfo:
     doc: Optional[str]
     copy_props: list = attrs.field(factory=list)  # per physical copy: its own property values (or empty)
     abilities: tuple = ()                          # A.AbilityGroup: what the card gives its owner, and where
+    # 'copies: EXPR' of the player count and the options (setup_values.py): how many of the `copies`
+    # physical cards (the most any setup has) are in a game; None: all of them, always
+    copies_expr: Optional[A.Expr] = None
 
 
 @attrs.define(slots=False)  # no __setstate__: the model cache unpickles it in C

@@ -220,7 +220,8 @@ class DeclarationsToAst(Transformer_NonRecursive):
         return A.EnumDecl(str(c[0]), tuple(_ident(t) for t in members), doc, _span_of_meta(meta))
 
     def option_decl(self, meta, c):
-        return A.OptionDecl(str(c[0]), c[1], c[2], c[3], _span_of_meta(meta))
+        name, t, values, default, doc = c
+        return A.OptionDecl(str(name), t, default, doc, _span_of_meta(meta), values)
 
     def property_decl(self, meta, c):
         return A.PropertyDecl(str(c[0]), c[1], c[2], _span_of_meta(meta))

@@ -61,6 +61,10 @@ class ExpressionsToAst(Transformer_NonRecursive):
     def neg(self, meta, c):
         return A.Unary("-", c[0], _span_of_meta(meta))
 
+    def power_op(self, meta, c):
+        base, exponent = c
+        return A.BinOp("^", base, exponent, _span_of_meta(meta))  # (a bracketed base's brackets included)
+
     def not_op(self, meta, c):
         return A.Unary("not", c[0], _span_of_meta(meta))
 

@@ -39,6 +39,12 @@ class StatementsToAst(Transformer_NonRecursive):
     def sub_stmt(self, meta, c):
         return A.Assign("-=", c[0], c[1], _span_of_meta(meta))
 
+    def mul_stmt(self, meta, c):
+        return A.Assign("*=", c[0], c[1], _span_of_meta(meta))
+
+    def div_stmt(self, meta, c):
+        return A.Assign("/=", c[0], c[1], _span_of_meta(meta))
+
     def move_stmt(self, meta, c):
         return A.Move(c[0], c[1], str(c[2]) if c[2] is not None else "top", _span_of_meta(meta), c[3])
 

@@ -79,6 +79,11 @@ def assignable(target: Type, value: Type) -> bool:
     return False
 
 
+def ordered_enum(t: Type) -> bool:
+    """Is t an enum, whose members compare in the order the enum declares them?"""
+    return t.name == "enum"
+
+
 def comparable(a: Type, b: Type) -> bool:
     return assignable(a, b) or assignable(b, a)
 

@@ -15,6 +15,7 @@ from rulespec.lang.checker.face_down import face_down_reads
 from rulespec.lang.english import English, by_position, words
 from rulespec.lang.graph import to_mermaid
 from rulespec.lang.model import Model
+from rulespec.lang.setup_values import copies_by_players, copies_in
 
 MERMAID_JS = Path(__file__).with_name("vendor") / "mermaid.min.js"
 
@@ -48,6 +49,16 @@ def _vis(v: str) -> str:
 def _kind(k: str) -> str:
     return {"pile": "an ordered pile", "set": "a set (order does not matter)",
             "plays": "a record of plays (who played which cards)"}[k]
+
+
+def _cards(n: int) -> str:
+    return f"{n} card{'' if n == 1 else 's'}"
+
+
+def _players(a: int, b: int) -> str:
+    """'3 players', '5 or 6 players', '2 to 4 players'."""
+    return f"{a} player{'s' if a != 1 else ''}" if a == b else f"{a} or {b} players" if b == a + 1 \
+        else f"{a} to {b} players"
 
 
 def readings(source: str) -> list[str]:
@@ -109,9 +120,41 @@ class Rulebook:
         for o in self.m.options.values():
             default = {True: "on", False: "off"}.get(o.default, str(o.default)) if isinstance(o.default, bool) \
                 else str(o.default)
-            rows.append([f"`{o.name}`", default, o.doc or f"the {words(o.name)} setting"])
+            what = o.doc or f"the {words(o.name)} setting"
+            if o.values is not None:  # 'int in lo..hi'
+                what += f" ({o.values[0]} to {o.values[1]})"
+            rows.append([f"`{o.name}`", default, what])
         return [_h(2, "Options and variants"), _table(["option", "default", "what it does"], rows),
                 _p("Set an option with `--option NAME=VALUE`.")]
+
+    def copies(self, c) -> str:
+        """How many copies of card c the deck holds: a number, or how it depends on the setup
+        ("1 with 2 to 4 players, 2 with 5 or 6 players")."""
+        if c.copies_expr is None:
+            return str(c.copies)
+        runs = copies_by_players(self.m, c)
+        if runs is None:  # it reads options too: the expression in words
+            return self.en.expr(c.copies_expr)
+        return ", ".join(f"{k} with {_players(a, b)}" for a, b, k in runs)
+
+    def deck_size(self) -> str:
+        """'52 cards'; where copies depend on the player count, the size for each count ('40 cards
+        with 2 to 4 players, 52 with 5 or 6 players'); where they depend on options, the most."""
+        m = self.m
+        if all(c.copies_expr is None for c in m.cards):
+            return _cards(sum(c.copies for c in m.cards))
+        if any(c.copies_expr is not None and copies_by_players(m, c) is None for c in m.cards):
+            return f"Up to {sum(c.copies for c in m.cards)} cards (how many depends on the options)"
+        runs: list = []
+        for n in range(m.min_players, m.max_players + 1):
+            size = sum(copies_in(m, c, n, {}) for c in m.cards)
+            if runs and runs[-1][2] == size:
+                runs[-1][1] = n
+            else:
+                runs.append([n, n, size])
+        if len(runs) == 1:
+            return _cards(runs[0][2])
+        return ", ".join(f"{_cards(k) if i == 0 else k} with {_players(a, b)}" for i, (a, b, k) in enumerate(runs))
 
     def components(self) -> list:
         m = self.m
@@ -124,12 +167,11 @@ class Rulebook:
                 for own in c.copy_props:
                     rows.append([c.name, "1"] + [shown(own.get(p)) for p in props] + [c.doc or ""])
                 continue
-            rows.append([c.name, str(c.copies)] + [shown(c.props.get(p)) for p in props] + [c.doc or ""])
-        total = sum(c.copies for c in m.cards)
+            rows.append([c.name, self.copies(c)] + [shown(c.props.get(p)) for p in props] + [c.doc or ""])
         header = ["card", "count"] + [words(p) for p in props] + ["what it does"]
         if not any(c.doc for c in m.cards):  # no card says what it does: no empty column
             header, rows = header[:-1], [r[:-1] for r in rows]
-        out = [_h(2, "Components"), _p(f"{total} card{'' if total == 1 else 's'}:"), _table(header, rows)]
+        out = [_h(2, "Components"), _p(f"{self.deck_size()}:"), _table(header, rows)]
         pdocs = [f"**{words(p.name)}**: {p.doc}" for p in m.properties.values() if p.doc]
         if pdocs:
             out.append(_ul(pdocs))

@@ -158,6 +158,10 @@ class BodiesPass:
                 self.error(n.target.span, f"unknown phase '{n.target.name}'", did_you_mean(n.target.name, self.phases))
             if n.cond is not None:
                 self.expect(n.cond, self.expr(n.cond, {}), T.BOOL, "a condition")
+        if p.nexts and all(n.cond is not None and not _always(n.cond) for n in p.nexts):
+            self.warning(p.nexts[-1].span, f"every 'next' of phase '{p.name}' has a condition: when none holds "
+                                           "as the phase ends, the game stops with an error",
+                         "end the list with a 'next PHASE' without 'when', taken when no condition holds")
         if p.actions and p.after is None and p.end_when is None:
             self.warning(p.span, f"phase '{p.name}' has actions but no 'after' and no 'end when'",
                          "without them the same player acts forever")
@@ -179,3 +183,8 @@ class BodiesPass:
         t = self.expr(winners, env)
         if t != T.PLAYER and not T.assignable(T.PLAYERS, t):  # [] (nobody) is a list of players too
             self.error(winners.span, f"winners must be a player or a list of players, not {t}")
+
+
+def _always(cond: A.Expr) -> bool:
+    """A condition written as plain 'true' (a 'next ... when true' is a fallback too)."""
+    return isinstance(cond, A.BoolLit) and cond.value

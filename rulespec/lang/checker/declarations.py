@@ -4,18 +4,27 @@ body is read.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 from .. import ast as A
 from .. import types as T
 from ..diagnostics import did_you_mean
 from ..model import Ability, CardInfo, EnumInfo, OptionInfo, PropertyInfo, VarInfo, ZoneInfo
+from ..setup_values import (MAX_SETUPS, SetupError, enum_orders, evaluate, not_a_setup_value, option_values,
+                            options_read, setup_words, setups)
+from .expressions import const_int
 from .vocabulary import (BUILTIN_EVENTS, BUILTIN_FUNCS, BUILTIN_NAMES, MAX_CARDS, MAX_PLAYERS, QUANTIFIERS,
-                         TOP_PUBLIC, ZONE_KINDS, ZONE_VISIBILITY)
+                         RESERVED_WORDS, TOP_PUBLIC, ZONE_KINDS, ZONE_VISIBILITY)
 
 
 class DeclarationsPass:
     """Mixin of the Checker: fills its tables (zones, vars, defs, actions, phases, cards, ...)."""
 
     def declare(self, name: str, kind: str, span: A.Span) -> bool:
+        if name in RESERVED_WORDS:
+            self.error(span, f"'{name}' is a reserved word of the language and cannot name {_what(kind)}",
+                       f"in an expression '{name}' is always the language's own word: pick another name")
+            return False
         if name in BUILTIN_NAMES or name in QUANTIFIERS:
             self.error(span, f"'{name}' is a built-in name and cannot be declared")
             return False
@@ -76,7 +85,8 @@ class DeclarationsPass:
                 if self.declare(d.name, "an option", d.span):
                     t = self.resolve_type(d.type)
                     default = self.constant(d.default, t)
-                    self.options[d.name] = OptionInfo(d.name, t, default, d.doc, d)
+                    values = self.option_values(d, t, default) if d.values is not None else None
+                    self.options[d.name] = OptionInfo(d.name, t, default, d.doc, d, values)
             elif isinstance(d, A.ZoneDecl):
                 if self.declare(d.name, "a zone", d.span):
                     self.zones[d.name] = self.zone_info(d)
@@ -151,6 +161,24 @@ class DeclarationsPass:
             elif self.cards:
                 self.error(g.span, "the game does not say where the cards start",
                            "add to the game block: cards start in <zone>")
+
+    def option_values(self, d: A.OptionDecl, t: T.Type, default) -> Optional[tuple]:
+        """``option seat: int in 1..4 = 1``: (lo, hi), the only values the option may take."""
+        r = d.values
+        if t != T.INT:
+            self.error(r.span, f"only an int option takes a range of values ('{d.name}' is {t})")
+            return None
+        lo, hi = (const_int(r.lo), const_int(r.hi)) if isinstance(r, A.Range) else (None, None)
+        if lo is None or hi is None:
+            self.error(r.span, "an option's values are a range of two whole numbers, like 1..4")
+            return None
+        self.types.update({r: T.list_of(T.INT), r.lo: T.INT, r.hi: T.INT})  # (not a list to build: no size limit)
+        if lo > hi:
+            self.error(r.span, f"the range {lo}..{hi} holds no number")
+            return None
+        if isinstance(default, int) and not lo <= default <= hi:
+            self.error(d.default.span, f"the default {default} of option '{d.name}' is not in {lo}..{hi}")
+        return (lo, hi)
 
     def register(self, d) -> None:
         """Declarations that may stand at the top level or inside a card's abilities."""
@@ -244,11 +272,15 @@ class DeclarationsPass:
         props = {}
         copies = 1
         seen_copies = False
+        copies_expr = None  # copies that depend on the setup (the player count, the options)
         for f in d.fields:
             if f.name == "copies":
                 if seen_copies:
                     self.error(f.span, "'copies' is given twice")
                 seen_copies = True
+                if const_int(f.value) is None:
+                    copies, copies_expr = self.setup_copies(d, f.value)
+                    continue
                 copies = self.constant(f.value, T.INT)
                 if isinstance(copies, int) and copies < 1:
                     self.error(f.value.span, "a card needs at least 1 copy")
@@ -294,9 +326,75 @@ class DeclarationsPass:
         total = self.deck_size
         if total <= MAX_CARDS < total + copies:
             self.error(d.span, f"with card '{d.name}' the deck holds {total + copies} cards; at most {MAX_CARDS}")
-        self.cards.append(CardInfo(d.name, props, copies, d.doc, copy_props, d.abilities))
+        self.cards.append(CardInfo(d.name, props, copies, d.doc, copy_props, d.abilities, copies_expr))
         self.card_names.add(d.name)
         self.deck_size += copies
+
+    def setup_copies(self, d: A.CardDecl, e: A.Expr) -> tuple:
+        """``copies: EXPR`` of the player count and the options: (the most copies any setup has,
+        EXPR), or (that number, None) when EXPR reads neither.  Works EXPR out for every setup."""
+        t = self.expr(e, {})
+        if t not in (T.INT, T.ANY):
+            self.error(e.span, f"a card's copies must be int, not {t}")
+            return 1, None
+        bad = not_a_setup_value(e, self.refs)
+        if bad is not None:
+            self.error(bad.span, "a card's copies may read only the setup: player_count, the options and constants",
+                       "for example: copies: if player_count <= 4 then 1 else 2")
+            return 1, None
+        if self.game is None:
+            return 1, None
+        names = options_read(e, self.refs)
+        values = [option_values(self.options[n], self.enums) for n in names]
+        for n, vs in zip(names, values):
+            if vs is None:
+                at = next(x for x in _names_in(e) if x.name == n)
+                self.error(at.span, f"copies read option '{n}', whose values cannot all be tried",
+                           f"give it a range: option {n}: int in 1..4 = ..." if self.options[n].type == T.INT
+                           else "only yes/no, enum and ranged int options may set how many copies a card has")
+                return 1, None
+        total = self.game.max_players - self.game.min_players + 1
+        for vs in values:
+            total *= len(vs)
+        if total > MAX_SETUPS:
+            self.error(e.span, f"copies depend on {total:,} setups (player counts and option values): at most "
+                               f"{MAX_SETUPS:,} can be tried")
+            return 1, None
+        order = enum_orders(self)
+        most = None
+        for n, opts in setups(self.game.min_players, self.game.max_players, names, values):
+            setup = setup_words(n, opts)
+            try:
+                k = evaluate(e, self.refs, order, n, opts)
+            except SetupError as err:
+                self.error(err.node.span, f"the copies of card '{d.name}' {err} {setup}")
+                return 1, None
+            if k < 0 or k > MAX_CARDS:
+                self.error(e.span, f"card '{d.name}' would have {k} copies {setup}: "
+                                   f"{'at least 0' if k < 0 else f'at most {MAX_CARDS}'}")
+                return 1, None
+            most = k if most is None else max(most, k)
+        if most == 0:
+            self.error(e.span, f"card '{d.name}' has no copy in any game: its copies are 0 with every setup")
+            return 1, None
+        depends = bool(names) or any(self.refs.get(x) == ("builtin", "player_count") for x in _names_in(e))
+        return most, (e if depends else None)
+
+
+def _names_in(e: A.Expr) -> list:
+    """Every Name in expression e."""
+    out, stack = [], [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, A.Name):
+            out.append(x)
+        stack.extend(A.children(x))
+    return out
+
+
+def _what(kind: str) -> str:
+    """'a member of enum Colour' -> 'a member of an enum'; 'a zone' stays."""
+    return "a member of an enum" if kind.startswith("a member of enum") else kind
 
 
 def _vis_words(vis: str) -> str:

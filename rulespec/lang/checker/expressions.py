@@ -344,7 +344,9 @@ class ExpressionsPass:
                     self.error(e.args[0].span, f"zone '{z.name}' is a {z.kind}, not a plays zone")
             return T.list_of(T.PLAY) if f == "plays" else T.CARDS
         if f in ("max", "min"):
-            if arity(2):
+            if arity(2) and T.ordered_enum(args[0]) and args[1] in (args[0], T.ANY):
+                return args[0]  # of two members of one enum, the later (or earlier) one
+            if len(args) == 2:
                 for a, at in zip(e.args, args):
                     self.expect(a, at, T.INT, f"an argument of '{f}'")
             return T.INT
@@ -372,8 +374,12 @@ class ExpressionsPass:
         return so_far
 
     def _binop(self, e: A.BinOp, env) -> T.Type:
-        return self._operator(e.op, (e.left.span, self.expr(e.left, env)), (e.right.span, self.expr(e.right, env)),
-                              e.span)
+        t = self._operator(e.op, (e.left.span, self.expr(e.left, env)), (e.right.span, self.expr(e.right, env)),
+                           e.span)
+        if e.op == "^" and (const_int(e.right) or 0) < 0:
+            self.error(e.right.span, f"a negative power ({const_int(e.right)}) is not a whole number",
+                       "a power's exponent is 0 or more")
+        return t
 
     def _operator(self, op: str, left: tuple, right: tuple, span: A.Span) -> T.Type:
         """The type of 'left op right', each side given as (span, type); reports misuse."""
@@ -395,7 +401,7 @@ class ExpressionsPass:
         if op == "+" and (a == T.TEXT or b == T.TEXT):  # texts: + joins them
             expect_both(T.TEXT, "'+' joining texts")
             return T.TEXT
-        if op in ("+", "-", "*", "/", "%"):
+        if op in ("+", "-", "*", "/", "%", "^"):
             expect_both(T.INT, f"'{op}'")
             return T.INT
         if op in ("==", "!="):
@@ -407,6 +413,10 @@ class ExpressionsPass:
                 self.error(right_span, f"'in' needs a list on its right, not {b}")
             elif not T.comparable(T.elem_of(b), a):
                 self.error(span, f"a {a} can never be in a {b}")
+            return T.BOOL
+        if T.ordered_enum(a) or T.ordered_enum(b):  # members compare in the order the enum declares them
+            if T.ANY not in (a, b) and a != b:
+                self.error(span, f"'{op}' compares two members of one enum, not {a} with {b}")
             return T.BOOL
         expect_both(T.INT, f"'{op}'")
         return T.BOOL
@@ -431,6 +441,8 @@ class ExpressionsPass:
         if k in ("sum", "max", "min", "argmax", "argmin"):
             if bt is None:
                 self.error(e.span, f"'{k}' needs ': <number>' after its list")
+            elif k != "sum" and T.ordered_enum(bt):  # the last (or first) member in the enum's order
+                return bt if k in ("max", "min") else et
             else:
                 self.expect(e.body, bt, T.INT, f"the value of '{k}'")
             return T.INT if k in ("sum", "max", "min") else et

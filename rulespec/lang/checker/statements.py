@@ -8,7 +8,7 @@ from typing import Optional
 from .. import ast as A
 from .. import types as T
 from ..diagnostics import RulesError, did_you_mean
-from .vocabulary import BUILTIN_EVENTS, BUILTIN_NAMES, ENTRY_FIELDS, WRITABLE_ENTRY_FIELDS
+from .vocabulary import BUILTIN_EVENTS, BUILTIN_NAMES, ENTRY_FIELDS, RESERVED_WORDS, WRITABLE_ENTRY_FIELDS
 
 
 class StatementsPass:
@@ -19,13 +19,20 @@ class StatementsPass:
         for s in b.stmts:
             self.stmt(s, env)
 
+    def check_local_name(self, name: str, span: A.Span) -> None:
+        """A 'let' or 'choose' name: not a global name it would hide, not a reserved word."""
+        if name in RESERVED_WORDS:
+            self.error(span, f"'{name}' is a reserved word of the language and cannot name a local",
+                       f"in an expression '{name}' is always the language's own word: pick another name")
+        elif name in self.global_names or name in BUILTIN_NAMES:
+            self.error(span, f"'{name}' would hide the global name '{name}'", "pick another name")
+
     def stmt(self, s, env: dict) -> None:
         if isinstance(s, A.Choose):
             self.expect(s.chooser, self.expr(s.chooser, env), T.PLAYER, "who chooses")
             if s.prompt is not None:
                 self.template(s.prompt, env)
-            if s.name in self.global_names or s.name in BUILTIN_NAMES:
-                self.error(s.span, f"'{s.name}' would hide the global name '{s.name}'", "pick another name")
+            self.check_local_name(s.name, s.span)
             env[s.name] = self.check_param(s.param, env)
             if s.param.kind == "bool" and s.optional:
                 self.error(s.span, "a yes/no question cannot be 'optional'")
@@ -39,8 +46,7 @@ class StatementsPass:
             t = self.expr(s.value, env)
             if t == T.NONE:
                 self.error(s.span, f"cannot tell the type of '{s.name}' from none")
-            if s.name in self.global_names or s.name in BUILTIN_NAMES:
-                self.error(s.span, f"'{s.name}' would hide the global name '{s.name}'", "pick another name")
+            self.check_local_name(s.name, s.span)
             env[s.name] = T.CARDS if t.name == "zone" else t
         elif isinstance(s, A.Assign) and s.target.path:
             target_t = self.field_lvalue(s.target, env)

@@ -12,6 +12,9 @@ ZONE_KINDS = {"pile", "set", "plays"}
 # away), nobody; and "top" (written `top public`: the top card seen by everyone, the rest by nobody)
 ZONE_VISIBILITY = {"public", "owner", "others", "hidden"}
 TOP_PUBLIC = ("top", "public")  # the two words of the top-public visibility (model visibility "top")
+# Words an expression always reads as themselves (a literal, or the start of 'if', 'let', 'not'):
+# a declared name spelt so could never be read back
+RESERVED_WORDS = frozenset({"none", "true", "false", "if", "let", "not"})
 QUANTIFIERS = {"any", "all", "count", "sum", "max", "min", "first", "collect", "argmax", "argmin"}
 # Limits that keep the engine's tables and action lists a sane size (the checker reports them as errors)
 MAX_PLAYERS = 100      # the engine makes max_players instances of every per-player zone

@@ -37,7 +37,7 @@ KEYWORDS = sorted(set(DECL_KEYWORDS) | {
 # a name, a number, or one character of punctuation (two for '..', '==', '+=' and the like)
 _TOKEN = re.compile(r'(?P<comment>#[^\n]*)|(?P<string>"(?:[^"\\\n]|\\.)*")|(?P<open>"(?:[^"\\\n]|\\.)*)'
                     r'|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<int>[0-9]+)'
-                    r'|(?P<punct>\.\.|==|!=|<=|>=|\+=|-=|[^\sA-Za-z0-9_#"])')
+                    r'|(?P<punct>\.\.|==|!=|<=|>=|\+=|-=|\*=|/=|[^\sA-Za-z0-9_#"])')
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SKIP = re.compile(r"(?:\s+|#[^\n]*)*")
 

@@ -71,7 +71,10 @@ def _cards_fine(st: State) -> bool:
         every.update(zone)
         if not _cards_here(zone, zi, where, count):
             return False
-    if len(every) != count or sum(map(len, st.zones)) != count:  # each card once
+    out = st.out_of_game()  # copies the setup does not use: in no zone, where[] says so
+    if len(every) != count - len(out) or sum(map(len, st.zones)) != count - len(out):  # each card once
+        return False
+    if out and (not every.isdisjoint(out) or any(where[c] != prog.out_slot for c in out)):
         return False
     for zi, plays in st.plays.items():
         if zi not in prog.plays_slots:
@@ -101,7 +104,7 @@ def _moved_cards_fine(st: State, zones: Iterable[int]) -> bool:
     zones as there are ids."""
     prog, where, n, all_zones = st.prog, st.where, st.n, st.zones
     count = prog.card_count
-    if len(where) != count or sum(map(len, all_zones)) != count:
+    if len(where) != count or sum(map(len, all_zones)) != count - len(st.out_of_game()):
         return False
     slots, plays = prog.slots, st.plays
     for zi in zones:
@@ -165,14 +168,23 @@ def check_cards(st: State, log_from: Optional[int] = None) -> list[str]:
                 problems.append(f"card #{c} ({prog.card_names[c]}) is in {prog.slots[seen[c]].name} "
                                 f"and in {slot.name}")
             seen[c] = zi
-    if sorted(seen) != list(range(prog.card_count)):
-        missing = sorted(set(range(prog.card_count)) - set(seen))
-        problems.append(f"{len(seen)} cards in zones, expected {prog.card_count}; missing ids {missing[:10]}")
+    out = st.out_of_game()
+    in_game = set(range(prog.card_count)) - out
+    if set(seen) != in_game:
+        missing = sorted(in_game - set(seen))
+        problems.append(f"{len(seen)} cards in zones, expected {len(in_game)}; missing ids {missing[:10]}")
+    for c in sorted(out & set(seen)):
+        problems.append(f"card #{c} ({prog.card_names[c]}) is in {prog.slots[seen[c]].name}, but this game "
+                        f"leaves it out (its setup uses fewer copies)")
     if len(st.where) != prog.card_count:
         problems.append(f"'where' has {len(st.where)} entries for {prog.card_count} cards")
+    for c in sorted(out - set(seen)):
+        if c < len(st.where) and st.where[c] != prog.out_slot:
+            problems.append(f"where[{c}] names a zone, but card #{c} ({prog.card_names[c]}) is out of this game")
     for c, zi in seen.items():
         if c < len(st.where) and st.where[c] != zi:
-            problems.append(f"where[{c}] says {prog.slots[st.where[c]].name} but the card is in {prog.slots[zi].name}")
+            said = prog.slots[st.where[c]].name if 0 <= st.where[c] < len(prog.slots) else "no zone"
+            problems.append(f"where[{c}] says {said} but the card is in {prog.slots[zi].name}")
     for zi, plays in st.plays.items():
         if zi not in prog.plays_slots:
             problems.append(f"plays recorded for {prog.slots[zi].name}, which is not a plays zone")

@@ -32,7 +32,9 @@ Names
     block style needs no quotes.  Cards are named by their card name; in a list
     each name is one physical card (write a name twice for two copies).  Where
     copies differ, a copy's label as the engine prints it (``Strike ♥10``)
-    names that very copy, in positions and in expectations.
+    names that very copy, in positions and in expectations.  Copies a game's
+    setup leaves out (``copies: EXPR`` of the player count and options) are in
+    no zone: a position cannot place them.
 
 position
     Writes the state directly.  Every key is optional.

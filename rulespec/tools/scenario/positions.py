@@ -8,6 +8,7 @@ from typing import Optional
 import yaml
 
 from rulespec.lang.diagnostics import did_you_mean
+from rulespec.lang.setup_values import card_setup_words
 from rulespec.tools.scenario.reading import POSITION_KEYS, REST_STAYS, STACK_ENTRY_KEYS
 from rulespec.tools.scenario.position_sight import _SightKeys
 from rulespec.tools.scenario.terms import _Terms
@@ -102,9 +103,10 @@ class _Positions(_SightKeys):
             by = terms.player(items["by"][1], "by") if "by" in items else st.active
             target = terms.player(items["target"][1], "target", nullable=True) if "target" in items else None
             cards = []
+            out = st.out_of_game()
             for name, cn in (terms.card_list(items["cards"][1], "cards") if "cards" in items else []):
                 c = next((c for c in range(st.prog.card_count)
-                          if st.prog.card_names[c] == name and c not in used), None)
+                          if st.prog.card_names[c] == name and c not in used and c not in out), None)
                 if c is None:
                     self.fail(cn, f"no card '{name}' is left for this stack")
                 used.add(c)
@@ -141,26 +143,37 @@ class _Positions(_SightKeys):
             for zn in self.read.seq(items["keep"][1], "keep", scalar_ok=True):
                 keep.add(self.terms.slot(self.read.text(zn, "a zone in keep"), zn))
         rest = self.rest_zone(items, keep)
+        out = st.out_of_game()  # copies this game's setup leaves out: never placed
         free: dict = {}   # card name -> the ids of its cards still to place
         for c in range(n_cards):
-            if st.where[c] not in keep:
+            if st.where[c] not in keep and c not in out:
                 free.setdefault(names[c], []).append(c)
-        total = Counter(names)
+        total = Counter(names[c] for c in range(n_cards) if c not in out)
 
         def take(name: str, node: yaml.Node) -> int:
+            if name in names and name not in total:
+                self.fail(node, f"card '{name}' has no copy in this game "
+                                f"({card_setup_words(st.game.model, name, st.n, st.opts)})")
             if name not in total:  # a label: that very copy, if it is still free
                 for c in self.terms.labels().get(name, ()):
                     pool = free.get(names[c], [])
                     if c in pool:
                         pool.remove(c)
                         return c
+                if all(c in out for c in self.terms.labels().get(name, ())):
+                    c = self.terms.labels()[name][0]
+                    self.fail(node, f"copy '{name}' is not in this game "
+                                    f"({card_setup_words(st.game.model, names[c], st.n, st.opts)})")
                 self.fail(node, f"no '{name}' card is left to place (each label names one copy; "
                                 f"it may be kept or placed already)")
             pool = free.get(name)
             if not pool:
-                kept = total[name] - sum(1 for c in range(n_cards) if names[c] == name and st.where[c] not in keep)
+                kept = total[name] - sum(1 for c in range(n_cards) if names[c] == name and st.where[c] not in keep
+                                         and c not in out)
                 extra = f" ({kept} kept in {', '.join(prog.slots[k].name for k in sorted(keep))})" if kept else ""
-                self.fail(node, f"too many '{name}' cards: the game has {total[name]}{extra}")
+                fewer = f" ({card_setup_words(st.game.model, name, st.n, st.opts)})" \
+                    if any(names[c] == name for c in out) else ""
+                self.fail(node, f"too many '{name}' cards: the game has {total[name]}{fewer}{extra}")
             return pool.pop(0)
 
         new_zones: dict = {}
@@ -202,16 +215,19 @@ class _Positions(_SightKeys):
                 if zi not in keep:
                     zones[zi] = [c for c in z if c not in placed] + zones[zi]
         else:
-            zones[rest] = zones[rest] + [c for c in range(n_cards) if c not in placed and st.where[c] not in keep]
+            zones[rest] = zones[rest] + [c for c in range(n_cards)
+                                         if c not in placed and st.where[c] not in keep and c not in out]
         st.zones = zones
         st.where = [0] * n_cards
         for zi, z in enumerate(zones):
             for c in z:
                 st.where[c] = zi
+        for c in out:
+            st.where[c] = prog.out_slot
         st.plays = {zi: v for zi, v in st.plays.items() if zi in keep}
         st.known = {c: seats for c, seats in st.known.items() if st.where[c] in keep}  # (placed cards moved)
         st.plays.update(new_plays)
-        assert sum(len(z) for z in zones) == n_cards
+        assert sum(len(z) for z in zones) == n_cards - len(out)
 
     def rest_zone(self, items: dict, keep: set) -> Optional[int]:
         """Where the cards not placed go: 'rest:', or the zone the game's cards start in; None

@@ -111,8 +111,9 @@ class _Terms:
 
     def card_id(self, name: str, taken=()) -> int:
         """A card answering to a name or a label (not one of `taken`)."""
+        out = self.st.out_of_game()  # (copies this game's setup leaves out answer to no name)
         for c in range(self.st.prog.card_count):
-            if c not in taken and self.matches(name, c):
+            if c not in taken and c not in out and self.matches(name, c):
                 return c
         raise KeyError(name)
 

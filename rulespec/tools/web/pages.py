@@ -39,7 +39,8 @@ def _option_field(game, name: str, info) -> str:
         opts = "".join(f'<option{" selected" if m == info.default else ""}>{escape(m)}</option>' for m in members)
         return f'<label class="option">{label} <select name="{field}">{opts}</select> {doc}</label>'
     if t.name == "int":
-        return (f'<label class="option">{label} <input type="number" step="1" name="{field}" '
+        bounds = f' min="{info.values[0]}" max="{info.values[1]}"' if info.values is not None else ""
+        return (f'<label class="option">{label} <input type="number" step="1"{bounds} name="{field}" '
                 f'value="{escape(str(info.default))}"> {doc}</label>')
     return (f'<label class="option">{label} <input type="text" name="{field}" '
             f'value="{escape(str(info.default))}"> {doc}</label>')

@@ -374,3 +374,26 @@ def test_random_worlds_of_the_lab_agree_on_both_engines():
             a.apply(text)
             b.apply(text)
         assert a.to_json() == b.to_json()
+
+
+# ====================================================================== by position, facing away
+@pytest.mark.parametrize("engine", ["compiled", "interpreted"])
+def test_a_hand_held_facing_away_is_played_by_position(tmp_path, engine):
+    """The fireworks case: the holder cannot see their `others` hand, so `by position` offers a
+    place for each card (the pick is the card lying there, nothing random) and names the card
+    they know; the other player sees the faces but not the options."""
+    path = tmp_path / "small.rules"
+    path.write_text(SMALL.replace("action pick(c: card from hand[active])",
+                                  "action pick(c: card from hand[active] by position)"), encoding="utf-8")
+    game = interpreter.load(str(path), engine=engine)
+    st, slot = _position(game, {"pile": [], "hand[P1]": ["a", "b", "b"]})
+    hand = slot["hand[P1]"]
+    assert st.legal_action_strings() == [f"pick face-down card {k} of hand[P1]" for k in (1, 2, 3)]
+    st.look_at([st.zones[hand][0]], 0, lasting=True)
+    st._legal = None
+    assert st.legal_action_strings() == ["pick a", "pick face-down card 2 of hand[P1]",
+                                         "pick face-down card 3 of hand[P1]"]
+    third = st.zones[hand][2]
+    st.apply("pick face-down card 3 of hand[P1]")
+    assert st.zones[slot["pile"]] == [third]
+    assert st.observation(1)["zones"]["hand[P1]"] == {"cards": ["a", "b"]}

@@ -24,6 +24,7 @@ from typing import Callable, Optional
 
 from rulespec.lang import ast as A
 from rulespec.lang import types as T
+from rulespec.lang.branches import if_key
 
 from .events import emit_frame, first_jobs
 from .frames import EMIT_BLOCK, SUSPEND, WINDOWS_BLOCK, CBlock  # noqa: F401 (SUSPEND, CBlock re-exported)
@@ -210,14 +211,17 @@ class BlockCompiler:
     def _x_If(self, s: A.If, asm: _Asm) -> None:
         ends = []
         before = set(asm.bound)  # what a branch binds is bound only in that branch
-        for cond, body in s.branches:
+        for i, (cond, body) in enumerate(s.branches):
             c = self.prog.expr(cond)
             test = asm.placeholder()
             self.stmts(body.stmts, asm)
             ends.append(asm.placeholder())
             asm.bound = set(before)
             nxt = asm.here()
-            asm.patch(test, (lambda c, nxt: lambda st, env: None if c(st, env) else nxt)(c, nxt))
+            if self.prog.branches:  # the arm taken is counted (no step of its own: frames stay the same)
+                asm.patch(test, counted_test(c, nxt, s, i))
+            else:
+                asm.patch(test, (lambda c, nxt: lambda st, env: None if c(st, env) else nxt)(c, nxt))
         if s.else_ is not None:
             self.stmts(s.else_.stmts, asm)
         end = asm.here()
@@ -344,6 +348,28 @@ class BlockCompiler:
         asm.add_stop(move_and_tell)
 
     _x_Move = _x_Deal = _x_Play = _moving
+
+
+def arm_keys(s: A.If, i: int) -> tuple:
+    """The coverage keys the test of arm i of an if counts: the arm's, and the else's (written
+    or not) when i is its last condition, None otherwise."""
+    return if_key(s, i), (if_key(s, i + 1) if i == len(s.branches) - 1 else None)
+
+
+def counted_test(c: Callable, nxt: int, s: A.If, i: int) -> Callable:
+    """The test of arm i of an if with steps that stop, in a program that counts branches: the
+    arm is counted when its condition holds; the else (written or not) when the last one fails."""
+    key, otherwise = arm_keys(s, i)
+
+    def test(st, env):
+        if c(st, env):
+            if st.cov is not None:
+                st.cov[key] += 1
+            return None
+        if otherwise is not None and st.cov is not None:
+            st.cov[otherwise] += 1
+        return nxt
+    return test
 
 
 def trigger_epilogue(params: list, body: Optional[A.Block]) -> Optional[Callable]:

@@ -18,6 +18,7 @@ from typing import Callable, Optional
 
 from rulespec.lang import ast as A
 from rulespec.lang import types as T
+from rulespec.lang.branches import counts_nexts, if_key, next_key
 from rulespec.lang.model import Model
 from rulespec.lang.setup_values import copies_in
 
@@ -45,10 +46,14 @@ class Program:
     lister = None  # the compiled engine's legal-action lister (state.py calls it instead of actions.py)
     phase_code = None  # the compiled engine's phase name -> one turn of State._advance in it
 
-    def __init__(self, model: Model, fused: bool = True):
+    def __init__(self, model: Model, fused: bool = True, branches: bool = False):
         """fused=False compiles only the checked version of every expression (slower; a
-        reference for tests): see expressions.py."""
+        reference for tests): see expressions.py.  branches=True: every branch the rules take
+        (rulespec/lang/branches.py) is counted in the state's coverage counter, when it has one;
+        Game.program(branches=True) builds this second program only for states that count, so plain
+        play runs code without a single test for it."""
         self.model = model
+        self.branches = branches
         self.path = model.path
         self.max_players = model.max_players
         # ---- cards
@@ -104,7 +109,7 @@ class Program:
         self.var_index = {name: i for i, name in enumerate(model.vars)}
         # ---- compile (replaying the expressions of an earlier build of this model: code_cache.py)
         from . import code_cache
-        self.exprs = ExpressionCompiler(self, fast=fused, cached=code_cache.load(model, fused, self.engine))
+        self.exprs = ExpressionCompiler(self, fast=fused, cached=code_cache.load(model, fused, self.code_engine))
         self.blocks: list = []  # every compiled block (blocks.py); the engine's own come first
         from .machine import install_engine_blocks
         install_engine_blocks(self)
@@ -155,7 +160,13 @@ class Program:
         # the rules' 'limit N decisions [winners W]': (N, W compiled or None); State.apply keeps it
         self.limit = (model.limit.count, self.winners(model.limit.winners)) if model.limit is not None else None
         self._before_finish()
-        code_cache.store(model, fused, self.exprs.finish(), self.engine)
+        code_cache.store(model, fused, self.exprs.finish(), self.code_engine)
+
+    @property
+    def code_engine(self) -> str:
+        """What the code cache keys this program's generated code by: its engine, and whether
+        it counts branches (the code differs)."""
+        return self.engine + (" branches" if self.branches else "")
 
     def _block_compiler(self):
         """What compiles statements into blocks (the compiled engine writes runs of them as code)."""
@@ -465,12 +476,33 @@ class Program:
     def _s_If(self, s):
         branches = [(self.expr(c), self.block(b)) for c, b in s.branches]
         else_ = self.block(s.else_)
+        if self.branches:
+            return self._counted_if(s, branches, else_)
 
         def if_(st, env):
             for c, b in branches:
                 if c(st, env):
                     b(st, env)
                     return
+            if else_ is not None:
+                else_(st, env)
+        return if_
+
+    @staticmethod
+    def _counted_if(s, branches: list, else_) -> Callable:
+        """_s_If in a program that counts branches: the arm taken is counted first."""
+        arms = [(c, b, if_key(s, i)) for i, (c, b) in enumerate(branches)]
+        otherwise = if_key(s, len(branches))  # the else, written or not
+
+        def if_(st, env):
+            for c, b, key in arms:
+                if c(st, env):
+                    if st.cov is not None:
+                        st.cov[key] += 1
+                    b(st, env)
+                    return
+            if st.cov is not None:
+                st.cov[otherwise] += 1
             if else_ is not None:
                 else_(st, env)
         return if_
@@ -804,7 +836,8 @@ class Program:
                       listed, bc.compile(p.after, f"phase '{p.name}': after"),
                       self.expr(p.end_when) if p.end_when is not None else None,
                       bc.compile(p.exit, f"phase '{p.name}': exit"),
-                      [(n.target.name, self.expr(n.cond) if n.cond is not None else None) for n in p.nexts], ready)
+                      [(n.target.name, self.expr(n.cond) if n.cond is not None else None) for n in p.nexts], ready,
+                      [next_key(p, i) for i in range(len(p.nexts))] if self.branches and counts_nexts(p) else None)
 
 
 class _Labels:

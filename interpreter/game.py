@@ -52,11 +52,24 @@ class Game:
         self.path = path
         self.engine = engine_named(engine)
         self.source_hash = stable_hash(model.source)
+        self.fused = fused
         with no_gc():  # thousands of long-lived closures: collecting meanwhile finds nothing
             self.prog = _program_class(self.engine)(model, fused=fused)
+        self._counting: Optional[Program] = None  # the program that counts branches (program())
         # the most candidate choices one decision may list before the engine stops with a rules
         # error naming the action (an unbounded 'cards' choice on a big hand has millions)
         self.max_choices = DEFAULT_MAX_CHOICES
+
+    def program(self, branches: bool = False) -> Program:
+        """The compiled rules: `prog`; with branches=True the same rules built to count every
+        branch they take in a state's coverage counter (rulespec/lang/branches.py), built the
+        first time a state with a counter is made (plain play never runs that code)."""
+        if not branches:
+            return self.prog
+        if self._counting is None:
+            with no_gc():
+                self._counting = _program_class(self.engine)(self.model, fused=self.fused, branches=True)
+        return self._counting
 
     @property
     def name(self) -> str:
@@ -105,7 +118,9 @@ class Game:
         (default: its minimum); seed: a whole number; options: a mapping of option name to value.
         start_order: the cards where cards start, bottom to top, instead of the order the rules
         declare them in (a permutation of the card numbers: the counterfactual secrecy check
-        deals other cards by it, before the setup reads any; see rulespec/tools/fuzzing/secrecy.py)."""
+        deals other cards by it, before the setup reads any; see rulespec/tools/fuzzing/secrecy.py).
+        coverage: a collections.Counter that counts the rules the game exercises, and the branches
+        it takes (the state runs on program(branches=True)); see State.new."""
         n = self.model.min_players if players is None else players
         if not _whole(n) or not (self.model.min_players <= n <= self.model.max_players):
             raise OptionError(f"{self.name} is for {self.model.min_players}-{self.model.max_players} players, not {players!r}")

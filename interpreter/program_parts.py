@@ -136,3 +136,6 @@ class CPhase:
     exit: Optional[int]
     nexts: list  # [(phase name, cond or None)]
     ready: Optional[Callable] = None  # the phase's own requirements, shared by all its actions
+    # the coverage keys of its 'next' clauses (rulespec/lang/branches.py), in a program that counts
+    # branches and a phase with several; None otherwise
+    next_keys: Optional[list] = None

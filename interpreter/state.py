@@ -65,8 +65,10 @@ class State(Observation, CopyOnWrite):
     def new(cls, game, players: int, seed: int, options: dict, coverage=None, start_order=None) -> "State":
         """coverage: an optional collections.Counter that counts the rules exercised
         ("action:NAME", "phase:NAME", "effect:NAME", "cancelled:NAME", "event:NAME",
-        "trigger:NAME"); it is not part of the state (not copied, not saved)."""
-        prog: Program = game.prog
+        "trigger:NAME") and the branches taken ("branch:LINE:COL:ARM", rulespec/lang/branches.py:
+        the state then runs on the program that counts them); it is not part of the state (not
+        copied, not saved)."""
+        prog: Program = game.prog if coverage is None else game.program(branches=True)
         st = cls.__new__(cls)
         st.game, st.prog = game, prog
         st.n = players
@@ -341,6 +343,8 @@ class State(Observation, CopyOnWrite):
                 if nxt is None:
                     raise RuleRuntimeError(f"phase '{self.phase}' ended but none of its 'next' conditions holds",
                                            self.prog.path, ph.decl.span)
+                if self.cov is not None and ph.next_keys is not None:  # a program that counts branches
+                    self.cov[ph.next_keys[ph.nexts.index((target, cond))]] += 1
                 self.phase, self.stage = nxt, ENTER
             else:
                 return

@@ -13,7 +13,7 @@ from typing import Callable, Optional
 from rulespec.lang import ast as A
 from rulespec.lang import types as T
 
-from ..blocks import BlockCompiler, _Asm, _jump
+from ..blocks import BlockCompiler, _Asm, _jump, arm_keys
 from .statements import RunWriter
 
 _RUN = object()  # holds a run's place in the block until the run is written
@@ -86,13 +86,13 @@ class CompiledBlockCompiler(BlockCompiler):
         """blocks._x_If, each test written as code."""
         ends = []
         before = set(asm.bound)  # what a branch binds is bound only in that branch
-        for cond, body in s.branches:
+        for i, (cond, body) in enumerate(s.branches):
             test = asm.placeholder()
             self.stmts(body.stmts, asm)
             ends.append(asm.placeholder())
             asm.bound = set(before)
             nxt = asm.here()
-            asm.patch(test, self.runs.test_step(cond, nxt))
+            asm.patch(test, self.runs.test_step(cond, nxt, arm_keys(s, i) if self.prog.branches else None))
         if s.else_ is not None:
             self.stmts(s.else_.stmts, asm)
         end = asm.here()

@@ -76,11 +76,14 @@ class _PhaseWriter:
         self.start_or_end(ph.exit, "phase_end" in triggers, "phase_end")
         self.emit(2, "return False")
         self.emit(1, "if stage == 'next':")
-        for (target, cond), nxt in zip(ph.nexts, ph.decl.nexts):
+        for i, ((target, cond), nxt) in enumerate(zip(ph.nexts, ph.decl.nexts)):
             if cond is None:
                 self.emit(2, "if True:")
             else:
                 self.emit(2, f"if {self.value(nxt.cond, cond, 2)}:")
+            if ph.next_keys is not None:  # a program that counts branches (State._advance)
+                self.emit(3, "if st.cov is not None:")
+                self.emit(4, f"st.cov[{ph.next_keys[i]!r}] += 1")
             self.emit(3, f"st.phase, st.stage = {target!r}, {ENTER!r}")
             self.emit(3, "return False")
         sp = ph.decl.span

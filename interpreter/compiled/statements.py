@@ -27,10 +27,11 @@ time it is called, after the build: a build asks nothing more of the code cache 
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import Callable, Optional
 
 from rulespec.lang import ast as A
 from rulespec.lang import types as T
+from rulespec.lang.branches import if_key
 
 from ..blocks import bound_names
 from ..compiler import Program
@@ -191,13 +192,14 @@ class RunWriter:
         own = Fallbacks(lambda: [("step", s, reference)])
         return self.prog.define("emit", s.span, "st, env", lambda g: _Writer(self, g, own.keys()).emit_step(s), own=own)
 
-    def test_step(self, cond, nxt: int) -> Callable:
+    def test_step(self, cond, nxt: int, counted: Optional[tuple] = None) -> Callable:
         """blocks._x_If's test of a branch with steps that stop: None (go on into the branch)
-        when the condition holds, else the step after the branch."""
+        when the condition holds, else the step after the branch.  counted: in a program that
+        counts branches, arm_keys() of the branch (blocks.counted_test)."""
         prog = self.prog
         own = Fallbacks(lambda: [("test", cond, lambda: prog.expr(cond))])
         return self.prog.define("test", cond.span, "st, env",
-                                lambda g: _Writer(self, g, own.keys()).test_step(cond, nxt), own=own)
+                                lambda g: _Writer(self, g, own.keys()).test_step(cond, nxt, counted), own=own)
 
     def inline(self, e) -> bool:
         """Can expression e be written inline (fast code, working it out again on an error)?"""
@@ -336,19 +338,43 @@ class _Writer:
                      kind="step")
         return self.source()
 
-    def test_step(self, cond, nxt: int) -> str:
-        if not self.run.inline(cond):  # the reference's function of it (it draws: worked out once)
-            self.emit(1, f"return None if {self.fallback('test', cond)}(st, env) else {nxt}")
+    def test_step(self, cond, nxt: int, counted: Optional[tuple]) -> str:
+        if counted is None:
+            self.condition(cond, f"return None if {{}} else {nxt}")
             return self.source()
+        # a program that counts branches (blocks.counted_test): the arm is counted when its
+        # condition holds, the else (after the last condition) when it fails
+        key, otherwise = counted
+        self.condition(cond, "_t = {}")
+        self.emit(1, "if _t:")
+        self.count(2, key)
+        self.emit(2, "return None")
+        if otherwise is not None:
+            self.count(1, otherwise)
+        self.emit(1, f"return {nxt}")
+        return self.source()
+
+    def condition(self, cond, line: str) -> None:
+        """`line` (its {} the condition) with the condition inline, or its reference function when
+        it draws (worked out once) or, inline, raises a Python error."""
+        fallback = f"{self.fallback('test', cond)}(st, env)"
+        if not self.run.inline(cond):
+            self.emit(1, line.format(fallback))
+            return
         src, mf = self.x(cond)
         if mf:
             self.emit(1, "try:")
-            self.emit(2, f"return None if {src} else {nxt}")
+            self.emit(2, line.format(src))
             self.emit(1, "except _PY_ERRORS:")
-            self.emit(2, f"return None if {self.fallback('test', cond)}(st, env) else {nxt}")
+            self.emit(2, line.format(fallback))
         else:
-            self.emit(1, f"return None if {src} else {nxt}")
-        return self.source()
+            self.emit(1, line.format(src))
+
+    def count(self, ind: int, key: str) -> None:
+        """Count a branch taken (a program that counts branches; a state without a counter, a
+        clone, counts nothing)."""
+        self.emit(ind, "if st.cov is not None:")
+        self.emit(ind + 1, f"st.cov[{key!r}] += 1")
 
     # ---- statements (compiler.py's _s_* in the same order of work)
     def _Let(self, s, ind, loops):
@@ -432,9 +458,12 @@ class _Writer:
     def _If(self, s, ind, loops):
         conds = [self.x(c) for c, _ in s.branches]
         bodies = [b for _, b in s.branches]
+        counted = self.prog.branches  # each arm counts itself first (compiler.Program._counted_if)
         if not any(mf for _, mf in conds):
             for i, ((src, _), b) in enumerate(zip(conds, bodies)):
                 self.emit(ind, f"{'if' if i == 0 else 'elif'} {src}:")
+                if counted:
+                    self.count(ind + 1, if_key(s, i))
                 self.block(b.stmts, ind + 1, loops)
         else:  # the branch taken, worked out at once: the reference's test when a condition fails
             c = self.tmp()
@@ -445,10 +474,14 @@ class _Writer:
             self.emit(ind + 1, f"{c} = {self.fallback('sel', s)}(st, env)")
             for i, b in enumerate(bodies):
                 self.emit(ind, f"{'if' if i == 0 else 'elif'} {c} == {i}:")
+                if counted:
+                    self.count(ind + 1, if_key(s, i))
                 self.block(b.stmts, ind + 1, loops)
-        if s.else_ is not None:
+        if s.else_ is not None or counted:  # (an else not written is counted too)
             self.emit(ind, "else:")
-            self.block(s.else_.stmts, ind + 1, loops)
+            if counted:
+                self.count(ind + 1, if_key(s, len(bodies)))
+            self.block(s.else_.stmts if s.else_ is not None else (), ind + 1, loops)
 
     def _For(self, s, ind, loops):
         # the loop's variable and the names its body binds are restored when the loop ends

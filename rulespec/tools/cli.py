@@ -567,7 +567,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_max_choices(p)
     p.set_defaults(func=cmd_stats)
 
-    p = sub.add_parser("fuzz", help="play many checked random games; shrink and save any failure; rule coverage")
+    p = sub.add_parser("fuzz", help="play many checked random games; shrink and save any failure; rule and branch coverage")
     _add_engine(p)
     p.add_argument("file", metavar="FILE")
     p.add_argument("--games", type=int, default=100)
@@ -582,7 +582,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="fuzz-failures", metavar="DIR", help="where failing games are written")
     p.add_argument("--shrink-budget", type=int, default=200, metavar="N", help="replays spent shrinking each failure (0: none)")
     p.add_argument("--max-reports", type=int, default=5, metavar="N", help="kinds of failure shrunk and written")
-    p.add_argument("--coverage-min", type=float, metavar="PCT", help="fail when rule coverage is below PCT percent")
+    p.add_argument("--coverage-min", type=float, metavar="PCT", help="fail when rule coverage (phases, actions, effects, events, triggers; branches: "
+                        "--branch-coverage-min) is below PCT percent")
     p.add_argument("--backend", choices=["local", "ray"], default="local")
     p.add_argument("--address", help="the Ray cluster to use (with --backend ray; default: a local instance)")
     p.add_argument("--json", metavar="FILE", help="also write the summary as JSON")

@@ -59,6 +59,9 @@ def add_fuzz_arguments(p) -> None:
     p.add_argument("--counterfactual-rate", type=float, default=DEFAULT_COUNTERFACTUAL_RATE, metavar="R",
                    help=COUNTERFACTUAL_RATE_HELP)
     p.add_argument("--check-rate", type=float, default=DEFAULT_CHECK_RATE, metavar="R", help=CHECK_RATE_HELP)
+    p.add_argument("--branch-coverage-min", type=float, metavar="PCT",
+                   help="fail when fewer than PCT percent of the rules' branches (every arm of every 'if', an "
+                        "else not written included, and the 'next' clauses of phases with several) were taken")
     p.add_argument("--differential", action="store_true",
                    help="play every game on the compiled engine and on the reference interpreter with the same "
                         "random choices, and compare every decision's legal actions, the log and the final state "
@@ -91,8 +94,10 @@ def fuzz_command(args, load_game, parse_options) -> int:
         least = 0 if name in ("shrink_budget", "max_reports") else 1
         if getattr(args, name) is not None and getattr(args, name) < least:  # --max-steps: None by default
             raise UsageError(f"--{name.replace('_', '-')} must be at least {least}")
-    if args.coverage_min is not None and not 0 <= args.coverage_min <= 100:
-        raise UsageError("--coverage-min is a percentage, from 0 to 100")
+    for name in ("coverage_min", "branch_coverage_min"):
+        pct = getattr(args, name, None)
+        if pct is not None and not 0 <= pct <= 100:
+            raise UsageError(f"--{name.replace('_', '-')} is a percentage, from 0 to 100")
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     bad = [a for a in agents if a not in F.AGENT_KINDS]
     if bad or not agents:
@@ -135,6 +140,7 @@ def fuzz_command(args, load_game, parse_options) -> int:
             return 1
     t = result.totals
     cov = F.coverage(game.model, t.coverage)
+    bcov = F.branch_coverage(game.model, t.coverage)
 
     # ------------------------------------------------------------ summary
     print(f"rulespec fuzz {args.file} ({game.name})", flush=True)
@@ -159,6 +165,7 @@ def fuzz_command(args, load_game, parse_options) -> int:
     failing = sum(t.failures.values())
     table.add_row("failing games", f"[red]{failing}[/red]" if failing else "0")
     table.add_row("rule coverage", f"{cov.reached} of {cov.total} rules ({cov.percent:.1f}%)")
+    table.add_row("branch coverage", f"{bcov.taken} of {bcov.total} branches ({bcov.percent:.1f}%)")
     out.print(table)
 
     # ------------------------------------------------------------ coverage
@@ -174,6 +181,19 @@ def fuzz_command(args, load_game, parse_options) -> int:
     if never:
         line += "; never reached: " + ", ".join(f"{r.kind} {r.name}" for r in never)
     print(line, flush=True)
+    branches_never = bcov.never()
+    if branches_never:
+        bt = Table(title="Branches never taken", title_justify="left")
+        bt.add_column("where")
+        bt.add_column("branch", overflow="fold")
+        bt.add_column("arm")
+        bt.add_column("in")
+        for b in branches_never:
+            bt.add_row(escape(f"{args.file}:{b.line}:{b.col}"), escape(b.text), b.arm, escape(b.rule))
+        out.print(bt)
+    print(_branch_line(bcov, args.file), flush=True)
+    if result.compared_nothing:
+        print(f"secrecy: {_nothing_compared(t)}", flush=True)
 
     # ------------------------------------------------------------ failures
     status = 0
@@ -216,6 +236,10 @@ def fuzz_command(args, load_game, parse_options) -> int:
         print(f"FAIL rule coverage {cov.percent:.1f}% is below --coverage-min {args.coverage_min:g}%"
               + ("; never reached: " + ", ".join(f"{r.kind} {r.name}" for r in never) if never else ""), flush=True)
         status = 1
+    if args.branch_coverage_min is not None and bcov.percent < args.branch_coverage_min:
+        print(f"FAIL branch coverage {bcov.percent:.1f}% is below --branch-coverage-min {args.branch_coverage_min:g}%",
+              flush=True)
+        status = 1
     if args.json:
         summary = result.summary()
         summary["counterfactual"]["cpu_seconds"] = t.cf_seconds
@@ -224,11 +248,43 @@ def fuzz_command(args, load_game, parse_options) -> int:
                         "games_per_second": result.games_per_second, "cpu_seconds": t.cpu_seconds,
                         "games_per_cpu_second": result.games_per_cpu_second,
                         "rule_coverage": {"reached": cov.reached, "total": cov.total, "percent": cov.percent,
-                                          "never": [f"{r.kind} {r.name}" for r in never]}})
+                                          "never": [f"{r.kind} {r.name}" for r in never]},
+                        "branch_coverage": {"taken": bcov.taken, "total": bcov.total, "percent": bcov.percent,
+                                            "never": [b.describe(args.file) for b in branches_never]}})
+        if result.compared_nothing:
+            summary["counterfactual"]["note"] = _nothing_compared(t)
         summary["first"] = {k: v[:2] for k, v in summary["first"].items()}
         write_output(args.json, json.dumps(summary, indent=1, default=str) + "\n")
-    print("ok: nothing broke" if status == 0 else "something broke", flush=True)
+    if status == 0 and result.compared_nothing:  # a silent secrecy check is no evidence: say so
+        print("ok: nothing broke (but the counterfactual secrecy check compared nothing)", flush=True)
+    else:
+        print("ok: nothing broke" if status == 0 else "something broke", flush=True)
     return status
+
+
+BRANCHES_LISTED = 10  # never-taken branches named on the summary line (the table names them all)
+
+
+def _branch_line(bcov, path: str) -> str:
+    """'branch coverage: 52 of 60 branches (86.7%); never taken: games/x.rules:123:5 if ... (then), ...'"""
+    line = f"branch coverage: {bcov.taken} of {bcov.total} branches ({bcov.percent:.1f}%)"
+    never = bcov.never()
+    if never:
+        line += "; never taken: " + ", ".join(b.describe(path) for b in never[:BRANCHES_LISTED])
+        if len(never) > BRANCHES_LISTED:
+            line += f", and {len(never) - BRANCHES_LISTED} more (the table above; --json lists them all)"
+    return line
+
+
+def _nothing_compared(t) -> str:
+    """The counterfactual check ran and had no re-deal to compare (ChunkResult totals t)."""
+    games = f"0 re-deals in the {t.cf_games} game{'s' if t.cf_games != 1 else ''} checked"
+    if t.cf_visible == t.cf_games:
+        return (f"nothing to compare — every card was visible to the viewer from the setup on (no two cards "
+                f"hidden from them to re-deal): {games}")
+    why = f"{t.cf_visible} with every card visible to the viewer, " if t.cf_visible else ""
+    return (f"nothing to compare — {games} ({why}{t.cf_dropped} re-deals refused by the engine, the others "
+            f"changed nothing)")
 
 
 LONGEST_ENDINGS = {"over": "over", "limit": "ended by the rules' limit", "unfinished": "not over"}
@@ -259,9 +315,16 @@ def _counterfactual_line(result) -> str:
         return "off (--counterfactual-rate 0)"
     share = f", {100 * t.cf_seconds / t.cpu_seconds:.0f}% of the workers' CPU time" if t.cpu_seconds > 0 else ""
     every = " (--counterfactual-rate 1: every game)" if result.counterfactual_rate < 1 else ""
-    return (f"rate {result.counterfactual_rate:g}: {t.cf_games} of {t.games} games checked, {t.cf_worlds} re-deals "
+    line = (f"rate {result.counterfactual_rate:g}: {t.cf_games} of {t.games} games checked, {t.cf_worlds} re-deals "
             f"compared over {t.cf_decisions} decisions, {t.cf_dropped} dropped as inconsistent with the public "
             f"history; {t.cf_seconds:.1f} CPU s{share}{every}")
+    if result.compared_nothing:  # a silent check is no evidence: say why it was silent
+        note = _nothing_compared(t)
+        return f"{line}. {note[0].upper()}{note[1:]}"
+    if t.cf_empty:
+        return (f"{line}. {t.cf_empty} of the games checked compared no re-deal ({t.cf_visible} with every card "
+                f"visible to the viewer from the setup on)")
+    return line
 
 
 # ---------------------------------------------------------------------- replay

@@ -9,7 +9,7 @@ is the face of the fuzzer: the names others use, gathered from its parts, one jo
   lazy_trace.py  the counterfactual check's viewer's trace, its views built only when compared
   running.py     many games: batches, the backends that play them (local processes, Ray), fuzz
   shrinking.py   a failing game cut to the shortest list of choices that still fails
-  results.py     what a run found: failures, totals, the summary, rule coverage
+  results.py     what a run found: failures, totals, the summary, rule and branch coverage
   replays.py     replay files and scenarios: written, read back, replayed
 
 A run of N games is planned up front (planning.py); games are independent, so a run's
@@ -42,8 +42,8 @@ from .playing import (FIRST_CHECKED, Outcome, Picker, StateCheckSchedule, _refus
                       play_game, text_picker)
 from .replays import (REPLAY_FIELDS, REPLAY_FORMAT, REPLAY_VERSION, check_replay_game, read_replay, replay_from_text,
                       replay_record, replay_rules_path, run_replay, scenario_text, write_failure)
-from .results import (MAX_LISTED, RULE_KINDS, ChunkResult, Coverage, Failure, FuzzResult, Longest, Rule, coverage,
-                      rule_universe)
+from .results import (MAX_LISTED, RULE_KINDS, BranchCoverage, ChunkResult, Coverage, Failure, FuzzResult, Longest,
+                      Rule, branch_coverage, coverage, rule_universe)
 from .running import (Backend, BackendUnavailable, LocalBackend, RayBackend, _game_from_source, _quiet_worker,
                       fuzz, make_backend, run_chunk, run_job)
 from .shrinking import replay_choices, shrink

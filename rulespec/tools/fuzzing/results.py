@@ -1,12 +1,14 @@
 """What a fuzz run found: a failing game (Failure), a batch's totals (ChunkResult, merged the
 same whatever the batching), the run's result and its summary (FuzzResult), and the rules
-the games exercised (rule coverage)."""
+the games exercised (rule coverage) and the branches they took (branch coverage)."""
 from __future__ import annotations
 
 from collections import Counter
 from typing import TYPE_CHECKING, Optional
 
 import attrs
+
+from rulespec.lang.branches import branches
 
 if TYPE_CHECKING:
     from .planning import GameJob
@@ -80,6 +82,8 @@ class ChunkResult:
     cf_worlds: int = 0       # re-deals compared
     cf_dropped: int = 0      # re-deals dropped as inconsistent with the public history
     cf_decisions: int = 0    # decisions compared
+    cf_empty: int = 0        # games checked in which no re-deal was compared
+    cf_visible: int = 0      # of those, games with fewer than two cards ever hidden from the viewer (nothing to re-deal)
     cf_seconds: float = 0.0  # CPU time in the check (not in summary())
     checked: int = 0         # decisions given the costly checks
     replayed: int = 0        # games replayed at their end
@@ -97,6 +101,8 @@ class ChunkResult:
         self.cf_worlds += other.cf_worlds
         self.cf_dropped += other.cf_dropped
         self.cf_decisions += other.cf_decisions
+        self.cf_empty += other.cf_empty
+        self.cf_visible += other.cf_visible
         self.cf_seconds += other.cf_seconds
         self.coverage.update(other.coverage)
         self.by_players.update(other.by_players)
@@ -168,8 +174,17 @@ class FuzzResult:
             "state_check_rate": self.state_check_rate,
             "state_checks": {"rate": self.state_check_rate, "decisions": t.checked, "replayed": t.replayed},
             "counterfactual": {"rate": self.counterfactual_rate, "games": t.cf_games, "worlds": t.cf_worlds,
-                               "dropped": t.cf_dropped, "decisions": t.cf_decisions},
+                               "dropped": t.cf_dropped, "decisions": t.cf_decisions,
+                               "games_without_redeal": t.cf_empty, "games_all_visible": t.cf_visible,
+                               "nothing_to_compare": self.compared_nothing},
         }
+
+    @property
+    def compared_nothing(self) -> bool:
+        """Games were given the counterfactual secrecy check, and not one re-deal was compared:
+        its silence says nothing (usually every card was visible to the viewers from the setup on)."""
+        t = self.totals
+        return t.cf_games > 0 and t.cf_worlds == 0
 
 
 # ---------------------------------------------------------------------- rule coverage
@@ -204,7 +219,7 @@ def rule_universe(model) -> list[Rule]:
 
 @attrs.frozen
 class Coverage:
-    rules: list       # [(Rule, count)]
+    rules: list       # [(Rule, count)] (BranchCoverage: [(Branch, count)])
 
     @property
     def total(self) -> int:
@@ -224,3 +239,22 @@ class Coverage:
 
 def coverage(model, counter: Counter) -> Coverage:
     return Coverage([(r, counter.get(r.key, 0)) for r in rule_universe(model)])
+
+
+# ---------------------------------------------------------------------- branch coverage
+@attrs.frozen
+class BranchCoverage(Coverage):
+    """Every branch of the rules (rulespec/lang/branches.py) and how often the games took it:
+    `rules` holds [(Branch, count)], in the order of the source."""
+
+    @property
+    def branches(self) -> list:
+        return self.rules
+
+    @property
+    def taken(self) -> int:
+        return self.reached
+
+
+def branch_coverage(model, counter: Counter) -> BranchCoverage:
+    return BranchCoverage([(b, counter.get(b.key, 0)) for b in branches(model)])

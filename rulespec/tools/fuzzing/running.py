@@ -63,6 +63,8 @@ def run_chunk(payload: tuple) -> tuple[int, ChunkResult]:
             res.cf_worlds += out.counterfactual.worlds
             res.cf_dropped += out.counterfactual.dropped
             res.cf_decisions += out.counterfactual.compared
+            res.cf_empty += out.counterfactual.worlds == 0
+            res.cf_visible += out.counterfactual.worlds == 0 and out.counterfactual.hidden < 2
         res.cf_seconds += out.counterfactual_seconds
         if out.failure is not None:
             check, message = out.failure

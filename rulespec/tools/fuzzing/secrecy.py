@@ -121,6 +121,7 @@ class Verdict:
     dropped: int = 0
     compared: int = 0
     realigned: int = 0  # decisions after which a re-deal had to be put back in step (see _realign)
+    hidden: int = 0     # the most cards in play hidden from v up to a cut (below 2: nothing to re-deal)
     reasons: list = attrs.field(factory=list)  # why worlds were dropped (first few)
 
     @property
@@ -548,6 +549,7 @@ def counterfactual_check(game, players: int, seed: int, options: Optional[dict],
     for cut in (cuts if cuts is not None else cuts_for(n)):
         cut = min(cut, n)
         unseen = {c for c, k in enumerate(seen) if (k == -1 or k > cut) and playing[c]}
+        verdict.hidden = max(verdict.hidden, len(unseen))
         if len(unseen) < 2:
             continue
         sigma = permutation(start, unseen, random.Random(world_seed(seed, viewer, cut)), groups)

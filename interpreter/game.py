@@ -113,14 +113,15 @@ class Game:
         return {name: info.default for name, info in self.model.options.items()}
 
     def new_state(self, players: Optional[int] = None, seed: int = 0, options: Optional[dict] = None,
-                  coverage=None, start_order=None) -> State:
+                  coverage=None, start_order=None, count_branches: bool = True) -> State:
         """A new game, run to its first decision.  players: a whole number in the game's range
         (default: its minimum); seed: a whole number; options: a mapping of option name to value.
         start_order: the cards where cards start, bottom to top, instead of the order the rules
         declare them in (a permutation of the card numbers: the counterfactual secrecy check
         deals other cards by it, before the setup reads any; see rulespec/tools/fuzzing/secrecy.py).
         coverage: a collections.Counter that counts the rules the game exercises, and the branches
-        it takes (the state runs on program(branches=True)); see State.new."""
+        it takes (the state runs on program(branches=True)); count_branches=False counts the rules
+        only, on the plain program (a tool that wants the rules' uses, not the branches); see State.new."""
         n = self.model.min_players if players is None else players
         if not _whole(n) or not (self.model.min_players <= n <= self.model.max_players):
             raise OptionError(f"{self.name} is for {self.model.min_players}-{self.model.max_players} players, not {players!r}")
@@ -137,7 +138,7 @@ class Game:
             start_order = list(start_order)
             if sorted(start_order) != list(range(self.prog.card_count)):
                 raise OptionError(f"start_order must hold each of the {self.prog.card_count} cards once")
-        return State.new(self, n, seed, opts, coverage, start_order)
+        return State.new(self, n, seed, opts, coverage, start_order, count_branches)
 
 
 def _whole(v) -> bool:

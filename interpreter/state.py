@@ -62,13 +62,14 @@ class State(Observation, CopyOnWrite):
 
     # ------------------------------------------------------------------ creation
     @classmethod
-    def new(cls, game, players: int, seed: int, options: dict, coverage=None, start_order=None) -> "State":
+    def new(cls, game, players: int, seed: int, options: dict, coverage=None, start_order=None,
+            count_branches: bool = True) -> "State":
         """coverage: an optional collections.Counter that counts the rules exercised
         ("action:NAME", "phase:NAME", "effect:NAME", "cancelled:NAME", "event:NAME",
         "trigger:NAME") and the branches taken ("branch:LINE:COL:ARM", rulespec/lang/branches.py:
-        the state then runs on the program that counts them); it is not part of the state (not
-        copied, not saved)."""
-        prog: Program = game.prog if coverage is None else game.program(branches=True)
+        the state then runs on the program that counts them, unless count_branches is false); it is
+        not part of the state (not copied, not saved)."""
+        prog: Program = game.prog if coverage is None or not count_branches else game.program(branches=True)
         st = cls.__new__(cls)
         st.game, st.prog = game, prog
         st.n = players

@@ -2,10 +2,10 @@
 
 The secrecy rule: what a game sends its human seat is built only from
 ``State.observation(seat)``, ``State.log_lines(seat)`` (and the seat's own legal actions,
-which the observation holds when the seat is to act), plus the settings the human chose
-(game name, seats, agents).  Nothing is read from the omniscient state for a player's view;
-see ``GameSession.view``.  A replay may show the omniscient view (``observation(None)``), and
-says so.
+which the observation holds when the seat is to act, with the cards each uses among those the
+observation shows: table.action_cards), plus the settings the human chose (game name, seats,
+agents).  Nothing is read from the omniscient state for a player's view; see ``GameSession.view``.
+A replay may show the omniscient view (``observation(None)``), and says so.
 """
 from __future__ import annotations
 

@@ -42,7 +42,7 @@ def _rules_meta(game) -> dict:
         "layout": {"seat": [list(x) for x in lay.seat], "table": [list(x) for x in lay.table],
                    "hand": list(lay.hand), "aside": list(lay.aside)},
         "vars": {n: {"words": noun_phrase(n, v.type), "doc": v.doc or "", "per_player": v.per_player,
-                     "type": v.type.name} for n, v in m.vars.items()},
+                     "type": _item_type(v.type)} for n, v in m.vars.items()},
         "zones": {n: dict(_said(n, z.doc), kind=z.kind, visibility=z.visibility, per_player=z.per_player)
                   for n, z in m.zones.items()},
         "phases": {n: _said(n, p.doc) for n, p in m.phases.items()},
@@ -52,10 +52,18 @@ def _rules_meta(game) -> dict:
     }
 
 
+def _item_type(t) -> str:
+    """The type of a variable's values, or of the items of its lists ("enum": said in words)."""
+    while t.name == "list" and t.elem is not None:
+        t = t.elem
+    return t.name
+
+
 def card_faces(game, lay) -> dict:
     """label -> how its face is drawn: {name, corner (the rank), suit (a symbol or a word), ink
-    (a colour name or ""), band (the colour of a card coloured by its own colour property, not by a suit), props ([words, value] of the other printed properties), doc}.  Copies
-    that share a label but differ in a property show only what they share."""
+    (a colour name or ""), band (the colour of a card coloured by its own colour property, not by
+    a suit), props ([words, value] of the other printed properties), doc}.  Copies that share a
+    label but differ in a property show only what they share."""
     m, prog = game.model, game.prog
     st = game.new_state(players=m.min_players, seed=0)  # a label describes the card, not the moment
     docs = {c.name: c.doc or "" for c in m.cards}

@@ -46,10 +46,7 @@ const RS = (() => {
     if (v === false) return "no";
     if (Array.isArray(v)) return v.length ? v.map(x => valueText(x, type)).join(", ") : "none";
     if (typeof v === "object") return JSON.stringify(v);
-    if (type === "enum" || (type === "list" && typeof v === "string" && !meta().cards[v] && v !== HIDDEN)) {
-      return String(v).replace(/_/g, " ");
-    }
-    return String(v);
+    return type === "enum" ? String(v).replace(/_/g, " ") : String(v);  // an enum member in words
   }
 
   function playerOf(zoneName) {

@@ -190,6 +190,19 @@ def test_a_shared_score_makes_common_returns_the_default(path, shared):
     assert TokenGame(game, game.model.min_players).returns_kind == default_mode(game.model)
 
 
+@pytest.mark.parametrize("expr,shared", [
+    ("count(fireworks)", True), ("sum q in players: points[q]", True),
+    ("points[p]", False), ("count(table) + count(hand[p])", False),
+    ("sum p in players: points[p]", False),  # p shadowed: read as naming the player (the safe side)
+    ("0", False), ("3 * 2", False)])         # a constant measures nothing
+def test_which_scores_are_shared(expr, shared):
+    from types import SimpleNamespace
+
+    from rulespec.lang.parser import parse_expr
+    from rulespec.tools.ai.returns import shared_score
+    assert shared_score(SimpleNamespace(score=SimpleNamespace(var="p", expr=parse_expr(expr)))) == shared
+
+
 def test_a_cooperative_game_gives_everyone_the_shared_score():
     """viewer_lab: one score for all (the fireworks built), a team that wins or loses together."""
     tg = TokenGame(load("tests/rules/viewer_lab.rules"), 3)

@@ -7,9 +7,9 @@
   common    every player gets the same number: the mean of the players' scores, which is the
             shared score itself when the rules' score does not depend on the player
 
-A game's default is `common` when its score is shared -- a `score p: EXPR` whose EXPR never
-reads p gives every player the same number, so the rules measure the players only together (a
-cooperative game) -- and `zero_sum` otherwise. A game the adapters stop at max_decisions
+A game's default is `common` when its score is shared -- a `score p: EXPR` whose EXPR reads the
+game but never p gives every player the same number, so the rules measure the players only
+together (a cooperative game) -- and `zero_sum` otherwise. A game the adapters stop at max_decisions
 (truncated) gives everyone 0 in every mode.
 """
 from __future__ import annotations
@@ -21,19 +21,22 @@ SCORE_BOUND = 1e6  # the utility bounds of the score modes: the rules state none
 
 
 def shared_score(model) -> bool:
-    """Does the rules' score give every player the same number: a score clause whose expression
-    never names its player? (A name of the player shadowed by a local counts as a reading: a
+    """Does the rules' score measure the players together: a score clause whose expression reads
+    the game (names something) but never names its player? (A constant score, `score p: 0`,
+    measures nothing; a name of the player shadowed by a local counts as a reading of it: a
     false "no" only keeps the zero-sum default.)"""
     clause = model.score
     if clause is None:
         return False
-    stack = [clause.expr]
+    stack, reads = [clause.expr], False
     while stack:
         e = stack.pop()
-        if isinstance(e, A.Name) and e.name == clause.var:
-            return False
+        if isinstance(e, A.Name):
+            if e.name == clause.var:
+                return False
+            reads = True
         stack.extend(A.children(e))
-    return True
+    return reads
 
 
 def default_mode(model) -> str:

@@ -345,3 +345,11 @@ def test_mcts_beats_random_play():
             state.apply_action(action)
         wins += state.returns()[me] > 0
     assert wins >= 16, f"MCTS won {wins} of 20 games against random play"
+
+
+def test_a_shipped_game_loads_by_name():
+    """load_game takes a shipped game's name, as every command and rulespec.load do."""
+    game = load_game("chuhan")
+    assert game.num_players() == 2
+    with pytest.raises(ValueError, match="no shipped game of that name"):
+        load_game("no_such_game")

@@ -346,3 +346,10 @@ def test_render_without_a_render_mode_warns_and_returns_none():
     e.reset(seed=0)
     _play(e, np.random.default_rng(0))
     assert "Game over, winners: " in e.render()
+
+
+def test_a_shipped_game_makes_an_env_by_name():
+    """env() takes a shipped game's name, as every command and rulespec.load do."""
+    e = env("chuhan")
+    e.reset(seed=1)
+    assert len(e.possible_agents) == 2

@@ -53,6 +53,8 @@ from interpreter.game import OptionError
 from . import returns as _returns
 from .obs_tensor import shown_text
 from .token_env import TokenGame, TokenState
+from rulespec.lang.errors import RulesError
+from rulespec.tools.shipped_games import resolve
 
 __all__ = ["load_game", "register", "RulespecGame", "RulespecState", "RulespecObserver", "max_spelling"]
 
@@ -93,8 +95,13 @@ def register(path) -> str:
     if not isinstance(path, (str, Path)):
         raise ValueError(f"a rules file's path is text, not {path!r}")
     p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"no rules file at {str(path)!r}")
+    if not p.is_file():  # a shipped game's name ("chuhan"), as every command takes it
+        try:
+            p = Path(resolve(path))
+        except RulesError:
+            p = None
+        if p is None or not p.is_file():
+            raise ValueError(f"no rules file at {str(path)!r}, and no shipped game of that name")
     full = str(p.resolve())
     game = _load_rules(full)  # a file with errors raises RulesError with its diagnostics
     model = game.model

@@ -52,6 +52,7 @@ except ImportError as _e:  # pragma: no cover - depends on what is installed
 from rulespec.lang.errors import RulesError
 from .obs_tensor import shown_text
 from .token_env import TokenGame, TokenState
+from rulespec.tools.shipped_games import resolve
 
 RENDER_MODES = ("ansi",)
 LEGAL_SHOWN = 60  # render() lists at most this many legal tokens
@@ -102,7 +103,7 @@ class raw_env(AECEnv):
         opts.update(options)
         # a bad file, player count or option: the error's message says it all, no engine frames
         try:
-            game = load(path)
+            game = load(resolve(path))  # a path, or a shipped game's name
         except RulesError as err:
             raise err.with_traceback(None) from None
         try:

@@ -368,7 +368,7 @@ def cmd_stats(args) -> int:
     import json
 
     from rulespec.tools.bench import default_workers
-    from rulespec.tools.stats import StatsError, collect, parse_agents
+    from rulespec.tools.stats import StatsError, collect, parse_agents, parse_sides
 
     from .stats_text import report
     if args.games < 1:
@@ -392,6 +392,11 @@ def cmd_stats(args) -> int:
     _resolve_max_steps(args, game)
     options = _parse_options(game, args.option)
     players = args.players if args.players is not None else game.model.min_players
+    if args.sides is not None:
+        try:
+            parse_sides(args.sides, players)
+        except StatsError as e:
+            raise UsageError(str(e)) from None
     show = not args.quiet and sys.stderr is not None and sys.stderr.isatty()
 
     def progress(done: int, total: int) -> None:
@@ -401,7 +406,7 @@ def cmd_stats(args) -> int:
 
     result = collect(game, args.games, players, agents, seed=args.seed, options=options, workers=workers,
                      mcts_iterations=args.mcts_iterations, mcts_rollout=args.mcts_rollout or 10_000,
-                     rotate=args.rotate, max_steps=args.max_steps, progress=progress)
+                     rotate=args.rotate, max_steps=args.max_steps, progress=progress, sides=args.sides)
     if show:
         sys.stderr.write("\r" + " " * 30 + "\r")
     figures = result.figures()
@@ -427,6 +432,8 @@ def _stats_command(args, players: int) -> str:
             parts.append(f"--mcts-rollout {args.mcts_rollout}")
     if args.rotate:
         parts.append("--rotate")
+    if args.sides:
+        parts.append(f"--sides {args.sides}")
     return " ".join(parts)
 
 
@@ -587,8 +594,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_max_choices(p)
     p.set_defaults(func=cmd_bench)
 
-    p = sub.add_parser("stats", help="play many games: win rates per seat, first-player advantage, game "
-                                      "length, what gets used and how it goes with winning")
+    p = sub.add_parser("stats", help="play many games: win rates per seat (per side, or the team's), scores, "
+                                      "first-player advantage, game length, what gets used and how it goes "
+                                      "with winning")
     _add_engine(p)
     _add_rules_file(p)
     p.add_argument("--games", type=int, default=200)
@@ -603,6 +611,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mcts-rollout", type=int, default=None, metavar="N",
                    help="cut an mcts playout after N decisions and count it a draw (default: play to the end)")
     p.add_argument("--seed", type=int, default=0, help="game i has seed SEED+i")
+    p.add_argument("--sides", metavar="P1+P3,P2+P4",
+                   help="the partnerships, for figures per side (default: read from the games: seats that always "
+                        "win or lose together)")
     p.add_argument("--workers", type=int, default=None,
                    help="processes to play in; default: the machine's cores (the figures do not depend on it)")
     p.add_argument("--option", action="append", metavar="NAME=VALUE", default=[])

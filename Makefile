@@ -1,11 +1,13 @@
 # make demo: set everything up and play one Charuma game between random players.
 # make test: set everything up and run the test suite.
+# make wheel-check: build the sdist and the wheel, install the wheel in a fresh venv outside the
+# checkout and play, check, load, document and serve the shipped games by name from there.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test check bench clean
+.PHONY: demo test check bench wheel-check clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +18,7 @@ $(STAMP): $(BIN)/python pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/rulespec play games/charuma.rules --players 3 --seed 7
+	$(BIN)/rulespec play charuma --players 3 --seed 7
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
@@ -27,5 +29,8 @@ check: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/rulespec bench games/charuma.rules --players 4 --games 200
 
+wheel-check:
+	PYTHON=$(PYTHON) bash .ci/wheel-check
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build dist *.egg-info

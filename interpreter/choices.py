@@ -92,8 +92,10 @@ def use_values(prog, p, st, env, who: int) -> list:
                 picks = [None]
             else:
                 src = conv.source
-                picks = [v for v in card_choices(prog, src, st, cenv, who)
-                         if src.cond is None or src.cond(st, {**cenv, src.name: v})]
+                # a conversion uses cards its user sees: a face-down pick could not be shown as
+                # what it is used as (nor its values read), so it is not offered
+                picks = [v for v in card_choices(prog, src, st, cenv, who) if not _face_down(prog, v)
+                         and (src.cond is None or src.cond(st, {**cenv, src.name: v}))]
             for v in picks:
                 e = dict(cenv)
                 if conv.source is not None:
@@ -108,6 +110,11 @@ def use_values(prog, p, st, env, who: int) -> list:
                     rec["$text"] = conv.text(st, e)
                 out.append(rec)
     return out
+
+
+def _face_down(prog, v) -> bool:
+    """Is v (a card, or a list of cards) or a part of it a face-down marker?"""
+    return is_marker(prog, v) if isinstance(v, int) else any(is_marker(prog, c) for c in v)
 
 
 def use_record(prog, role: str, cards: list, via: str, like: Optional[int], giver: Optional[int] = None) -> dict:

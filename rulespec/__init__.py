@@ -5,10 +5,13 @@ __version__ = "0.1.0"
 
 
 def load(path, engine=None):
-    """Load a rules file into a playable Game (see interpreter.load).  engine: "compiled" (the
-    default: the game compiled to generated Python) or "interpreted" (the reference engine)."""
+    """Load a rules file into a playable Game (see interpreter.load).  path: a rules file, or the
+    name of a game shipped with rulespec (`rulespec.load("NAME")`; `rulespec games` lists them; a
+    file that exists wins).  engine: "compiled" (the default: the game compiled to generated
+    Python) or "interpreted" (the reference engine)."""
     from interpreter import load as _load  # imported when called: the language floor (rulespec.lang) runs without the engine
-    return _load(path, engine=engine)
+    from rulespec.tools.shipped_games import resolve
+    return _load(resolve(path), engine=engine)
 
 
 def __getattr__(name: str):

@@ -229,3 +229,22 @@ def test_the_english_means_what_the_source_means(source, ints, bools):
 def test_a_quantifier_over_nothing_reads_as_what_it_gives():
     assert english_of("(count p in players where false) + a", "int") == "0 plus a"
     assert english_of("(any p in players where false) or x") == "false or x"
+
+
+def test_not_sees_and_not_revealed_read_as_negated_verbs():
+    """`not sees(p, c)` is "p does not see the face of c", `not revealed(c)` "c is not face up"."""
+    from rulespec.lang.checker import check_text
+    from rulespec.tools.docs import to_markdown
+    model = check_text("""game "N" { players 2..2  cards start in stock }
+zone stock: pile hidden
+zone hand[player]: pile others
+card "a" { copies: 2 }
+action peek(c: card from stock where not revealed(c)) {
+  require not sees(active, c) else "seen"
+  effect { end game }
+}
+phase go { actions peek  end when false  next go }
+""", "n.rules")
+    text = to_markdown(model)
+    assert "c is not face up for everyone" in text and "the active player does not see the face of c" in text
+    assert "not c is" not in text and "not the active player sees" not in text

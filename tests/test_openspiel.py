@@ -58,6 +58,59 @@ def test_random_sim_test(path, players, sims, options):
     pyspiel.random_sim_test(game, num_sims=sims, serialize=False, verbose=False)
 
 
+# a cooperative game (one shared score, a team that wins or loses together) and two partnership
+# games (partners win together), in every returns mode
+@pytest.mark.parametrize("returns", ["zero_sum", "win", "score", "common"])
+@pytest.mark.parametrize("path,players,sims,options", [
+    ("tests/rules/viewer_lab.rules", 3, 3, {}),
+    ("games/spades.rules", 4, 1, {}),
+    ("games/euchre.rules", 4, 2, {"target": 5})])
+def test_random_sim_test_in_every_returns_mode(path, players, sims, options, returns):
+    game = load_game(path, players=players, seed=5, returns=returns, **options)
+    assert game.get_type().utility == UTILITY[returns]
+    pyspiel.random_sim_test(game, num_sims=sims, serialize=False, verbose=False)
+
+
+UTILITY = {"zero_sum": pyspiel.GameType.Utility.ZERO_SUM, "win": pyspiel.GameType.Utility.GENERAL_SUM,
+           "score": pyspiel.GameType.Utility.GENERAL_SUM, "common": pyspiel.GameType.Utility.IDENTICAL}
+
+
+def _play_out(game, seed):
+    import random
+    state = game.new_initial_state()
+    _random_play(state, random.Random(seed), 100_000)
+    assert state.is_terminal()
+    return state
+
+
+def test_a_cooperative_game_is_identical_payoff_by_default():
+    """viewer_lab's score is shared (score p: count(fireworks)): its default returns are common,
+    every player the shared score, and OpenSpiel is told the payoff is identical."""
+    game = load_game("tests/rules/viewer_lab.rules", players=3, seed=2)
+    assert game.get_parameters()["returns"] == "common"
+    assert game.get_type().utility == pyspiel.GameType.Utility.IDENTICAL and game.utility_sum() is None
+    assert (game.min_utility(), game.max_utility()) == (-1e6, 1e6)
+    for seed in range(3):
+        state = _play_out(game, seed)
+        r = state.returns()
+        assert len(set(r)) == 1 and r[0] == state.engine_state.scores()[0]
+    assert pyspiel.load_game("rulespec_viewer_lab", {"players": 3}).get_type().utility == \
+        pyspiel.GameType.Utility.IDENTICAL
+
+
+def test_partners_share_a_win():
+    """Euchre: the two partners win together; zero-sum, they share +1 and the others -1."""
+    game = load_game("games/euchre.rules", players=4, seed=1, target=3)
+    assert game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
+    assert (game.min_utility(), game.max_utility()) == (-1.0, 1.0) and game.utility_sum() == 0.0
+    state = _play_out(game, 1)
+    won = state.engine_state.winners()
+    assert len(won) == 2 and state.returns() == [0.5 if p in won else -0.5 for p in range(4)]
+    common = _play_out(load_game("games/euchre.rules", players=4, seed=1, target=3, returns="common"), 1)
+    scores = common.engine_state.scores()
+    assert common.returns() == [sum(scores) / 4] * 4
+
+
 def test_serialisation_is_explained():
     """Why random_sim_test runs with serialize=False: pyspiel cannot serialise a Python game whose
     chance is sampled (when it can, this fails: turn serialize on above)."""
@@ -244,8 +297,10 @@ def test_bad_input_is_a_clear_error(tmp_path):
         load_game("games/chuhan.rules", colour=True)
     with pytest.raises(OptionError, match="option 'events' is true or false"):
         load_game("games/chuhan.rules", events="maybe")
-    with pytest.raises(ValueError, match="returns is one of zero_sum, win, score, not 'money'"):
+    with pytest.raises(ValueError, match="returns is one of zero_sum, win, score, common, not 'money'"):
         load_game("games/chuhan.rules", returns="money")
+    with pytest.raises(ValueError, match="Discard and reshuffle has no score clause"):
+        load_game("tests/rules/secrecy_discard.rules", returns="common")
     with pytest.raises(OptionError, match="seed is a whole number"):
         load_game("games/chuhan.rules", seed="x")
     with pytest.raises(OptionError, match="max_decisions is at least 1"):
@@ -290,3 +345,11 @@ def test_mcts_beats_random_play():
             state.apply_action(action)
         wins += state.returns()[me] > 0
     assert wins >= 16, f"MCTS won {wins} of 20 games against random play"
+
+
+def test_a_shipped_game_loads_by_name():
+    """load_game takes a shipped game's name, as every command and rulespec.load do."""
+    game = load_game("chuhan")
+    assert game.num_players() == 2
+    with pytest.raises(ValueError, match="no shipped game of that name"):
+        load_game("no_such_game")

@@ -122,9 +122,11 @@ def test_rules_options_reach_the_engine():
     (dict(path="games/charuma.rules", players=4, biding=False), "OptionError",
      "unknown option 'biding' for Charuma; did you mean 'bidding'?"),
     (dict(path="games/charuma.rules", render_mode="human"), "ValueError", "render_mode is None or one of 'ansi'"),
-    (dict(path="games/charuma.rules", returns="money"), "ValueError", "returns is one of zero_sum, win, score"),
+    (dict(path="games/charuma.rules", returns="money"), "ValueError", "returns is one of zero_sum, win, score, common"),
     (dict(path="games/charuma.rules", max_decisions=0), "ValueError", "max_decisions is a whole number"),
-], ids=["file", "players", "option", "render_mode", "returns", "max_decisions"])
+    (dict(path="tests/rules/secrecy_discard.rules", returns="common"), "ValueError",
+     "returns='common' gives every player the rules' shared score, and Discard and reshuffle has no score clause"),
+], ids=["file", "players", "option", "render_mode", "returns", "max_decisions", "common_without_score"])
 def test_bad_input_is_a_clear_error_without_engine_frames(kwargs, error, message):
     with pytest.raises(Exception) as info:
         env(**kwargs)
@@ -217,6 +219,30 @@ def test_win_and_score_returns():
     final = _play(e, np.random.default_rng(5))
     st = e.unwrapped.token_state.state
     assert final == {f"player_{p}": float(s) for p, s in enumerate(st.scores())}
+
+
+def test_a_cooperative_game_rewards_everyone_the_shared_score_and_partners_share_a_win(capsys):
+    # viewer_lab (score p: count(fireworks)): common by default, everyone the fireworks built
+    e = env("tests/rules/viewer_lab.rules", players=3)
+    assert e.unwrapped.tg.returns_kind == "common"
+    e.reset(seed=4)
+    final = _play(e, np.random.default_rng(4))
+    st = e.unwrapped.token_state.state
+    assert final == {f"player_{p}": float(st.scores()[0]) for p in range(3)}
+    _api_test(env("tests/rules/viewer_lab.rules", players=3), 300)
+    # Spades: partners win together and share +1, the other partnership -1
+    e = env("games/spades.rules", players=4)
+    assert e.unwrapped.tg.returns_kind == "zero_sum"
+    e.reset(seed=2)
+    final = _play(e, np.random.default_rng(2))
+    won = e.unwrapped.token_state.state.winners()
+    assert len(won) == 2 and final == {f"player_{p}": (0.5 if p in won else -0.5) for p in range(4)}
+    e = env("games/spades.rules", players=4, returns="common")
+    e.reset(seed=2)
+    final = _play(e, np.random.default_rng(2))
+    scores = e.unwrapped.token_state.state.scores()
+    assert set(final.values()) == {sum(scores) / 4}
+    assert "Passed API test" in capsys.readouterr().out
 
 
 def test_a_game_past_max_decisions_ends_truncated_without_rewards():
@@ -320,3 +346,10 @@ def test_render_without_a_render_mode_warns_and_returns_none():
     e.reset(seed=0)
     _play(e, np.random.default_rng(0))
     assert "Game over, winners: " in e.render()
+
+
+def test_a_shipped_game_makes_an_env_by_name():
+    """env() takes a shipped game's name, as every command and rulespec.load do."""
+    e = env("chuhan")
+    e.reset(seed=1)
+    assert len(e.possible_agents) == 2

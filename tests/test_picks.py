@@ -171,3 +171,27 @@ def test_the_empty_set_reads_nothing_and_alone_is_not_asked(tmp_path, engine):
     st.apply("take nothing")
     assert st.is_terminal()
     assert ["text", "chose 0 more"] in st.log
+
+
+CONVERSION_RULES = """
+game "Conversions" { players 2..2  cards start in stock }
+zone stock: pile hidden
+zone hand[player]: set owner
+zone out: pile public
+card "Peach" { copies: 4 }
+card "Strike" { copies: 4 }
+conversion borrow as "Strike" { from c: card from hand[next_player(owner)] }
+action strike(u: use "Strike" from hand[active]) { effect { move u.cards to out  end game } }
+phase deal { enter { for p in players { deal 3 from stock to hand[p] } } next turn }
+phase turn { actions strike  end when false  next turn }
+"""
+
+
+@pytest.mark.parametrize("engine", ["compiled", "interpreted"])
+def test_a_conversion_never_uses_a_card_its_user_cannot_see(tmp_path, engine):
+    """A conversion from another player's hidden hand offers nothing (it used to stop listing
+    with an IndexError): the used card could not be shown, nor its values read."""
+    path = tmp_path / "conversions.rules"
+    path.write_text(CONVERSION_RULES)
+    st = load(str(path), engine=engine).new_state(players=2, seed=0)  # P1: 3 Strikes, P2: Strike + 2 Peaches
+    assert st.legal_action_strings() == ["strike Strike"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import statistics
 import subprocess
 import sys
 from collections import Counter
@@ -14,13 +15,18 @@ import pytest
 import interpreter
 from rulespec.tools.ai.agents import MCTSAgent, RandomAgent
 from interpreter.state import CHOICE
-from rulespec.tools.stats import collect, histogram, wilson
+from rulespec.tools.stats import GameRecord, StatsError, collect, histogram, wilson
+from rulespec.tools.stats_kinds import detect_cooperative, detect_sides, score_summary
+from rulespec.tools.stats_text import report
+from rulespec.tools.stats_html import page
 from rulespec.tools import svg
 from rulespec.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 CRAZY = str(ROOT / "games" / "crazy_eights.rules")
 CHUHAN = str(ROOT / "games" / "chuhan.rules")
+VIEWER = str(ROOT / "tests" / "rules" / "viewer_lab.rules")  # cooperative: one shared score
+CREDIT = str(ROOT / "tests" / "rules" / "credit_lab.rules")  # players use each other's cards
 
 
 @pytest.fixture(scope="module")
@@ -169,6 +175,173 @@ def test_histogram_bins():
     assert histogram([7, 7]) == [[7, 8, 2]]
 
 
+# ====================================================================== kinds of game
+def replay_scores(game, players: int, games: int, seed: int, options=None):
+    """The winners and the rules' scores at the end of the same games, played apart from stats."""
+    out = []
+    for i in range(games):
+        s = seed + i
+        st = game.new_state(players=players, seed=s, options=options)
+        agents = [RandomAgent(s * 1000 + p) for p in range(players)]
+        while not st.terminal:
+            st.apply(agents[st.current_player].choose(st, st.current_player))
+        out.append((st.winners(), st.scores()))
+    return out
+
+
+def quantiles_by_hand(values: list) -> dict:
+    v = sorted(values)
+    q = statistics.quantiles(v, n=20, method="inclusive")  # every 5%
+    return {"min": v[0], "p10": q[1], "p25": q[4], "median": statistics.median(v), "p75": q[14], "p90": q[17],
+            "max": v[-1]}
+
+
+def test_cooperative_lab_gives_the_team_success_and_the_shared_score():
+    game = interpreter.load(VIEWER)
+    f = collect(game, 12, 3, seed=130, workers=1).figures()  # seed 137 is a game random players win
+    played = replay_scores(game, 3, 12, 130)
+    assert f["kind"] == "cooperative" and f["sides"] is None
+    c = f["cooperative"]
+    won = sum(w == [0, 1, 2] for w, _ in played)
+    assert won == 1 and c["success"]["wins"] == 1 and c["success"]["games"] == 12 and c["shared_score"]
+    team = f["scores"]["team"]
+    shared = [sc[0] for _, sc in played]
+    assert team["of"] == "shared" and team["games"] == 12
+    assert team["mean"] == pytest.approx(statistics.fmean(shared), abs=1e-4)
+    assert team["sd"] == pytest.approx(statistics.stdev(shared), abs=1e-4)
+    assert {k: team[k] for k in ("min", "p10", "p25", "median", "p75", "p90", "max")} == \
+        pytest.approx(quantiles_by_hand(shared))
+    assert team["ci"][0] < team["mean"] < team["ci"][1]
+    assert sum(c for _, _, c in team["histogram"]) == 12 and max(shared) > 0
+    text = report(f)
+    assert "cooperative: every game was won or lost by all players together" in text
+    assert "team success: 1 of 12 games won by all the players: 8.3%" in text
+    assert "win rate per seat" not in text and re.search(r"\n  team +12 ", text)
+    assert "score used / not" in text  # the usage tables give the mean score too
+    html = page(f)
+    assert "Team success" in html and "Score: the team&#x27;s score (the shared score)" in html and "Win rate per seat" not in html
+
+
+def test_a_cooperative_game_nobody_wins_is_told_by_its_shared_score():
+    game = interpreter.load(VIEWER)
+    f = collect(game, 6, 2, seed=0, workers=1).figures()
+    assert f["outcomes"]["no winner"] == 6  # random players never won these
+    assert f["kind"] == "cooperative" and f["cooperative"]["success"]["rate"] == 0.0
+    assert f["scores"]["team"]["max"] > 0  # what the report shows instead of "0% for everyone"
+
+
+def record(winners, scores=None, first=0, n=4):
+    return GameRecord(0, 0, ["random"] * n, first, winners, 1, {}, [{}] * n, [{}] * n, [{}] * n, [{}] * n, {},
+                      scores=scores)
+
+
+def test_kinds_from_synthetic_games():
+    # won by all, or by nobody, without a score: cooperative since some game was won by all
+    assert detect_cooperative([record([0, 1, 2, 3]), record([])], 4)["success"]["wins"] == 1
+    # nobody ever won and the scores differ: nothing says the players play together
+    assert detect_cooperative([record([], [1, 2, 3, 4]), record([])], 4) is None
+    assert detect_cooperative([record([0]), record([0, 1, 2, 3])], 4) is None
+    # seats that won together twice and never apart are a side; the others too
+    assert detect_sides([record([0, 2]), record([1, 3]), record([0, 2])], 4) == [[0, 2], [1, 3]]
+    # two seats that never won are no partnership; one tie is not enough either
+    assert detect_sides([record([0]), record([1]), record([0])], 4) is None
+    assert detect_sides([record([0, 1]), record([2]), record([3])], 4) is None
+    assert detect_sides([record([0, 1]), record([0, 1]), record([2])], 4) == [[0, 1], [2], [3]]
+
+
+@pytest.mark.parametrize("file, options, first_side", [
+    (str(ROOT / "games" / "spades.rules"), {"target": 100}, "P2+P4"),
+    (str(ROOT / "games" / "euchre.rules"), {"target": 3}, "P2+P4"),
+])
+def test_partnerships_are_detected_with_figures_per_side(file, options, first_side):
+    game = interpreter.load(file)
+    f = collect(game, 6, 4, seed=0, options=options, workers=1).figures()
+    played = replay_scores(game, 4, 6, 0, options)
+    assert f["kind"] == "partnership"
+    d = f["sides"]
+    assert d["source"] == "detected" and [s["side"] for s in d["sides"]] == ["P1+P3", "P2+P4"]
+    wins = [sum(set(w) == set(side) for w, _ in played) for side in ([0, 2], [1, 3])]
+    assert [s["wins"] for s in d["sides"]] == wins and sum(wins) == 6  # one side wins each game
+    assert all(s["split"] == 0 and s["games"] == 6 for s in d["sides"])
+    assert d["first_side"]["sides"] == {first_side: 6, ("P1+P3" if first_side == "P2+P4" else "P2+P4"): 0}
+    assert d["first_side"]["average"] == 0.5
+    sides = f["scores"]["sides"]
+    assert [s["of"] for s in sides] == ["shared", "shared"]  # partners hold one score
+    assert sides[0]["mean"] == pytest.approx(statistics.fmean(sc[0] for _, sc in played), abs=1e-4)
+    text = report(f)
+    assert "partnership: 2 sides (detected: seats that won or lost together in every game)" in text
+    assert re.search(r"\n  P1\+P3 +\d+ +\d+\.\d%", text) and "first side" in text
+    assert "Sides" in page(f)
+
+
+def test_declared_sides_count_the_games_they_split():
+    game = interpreter.load(str(ROOT / "games" / "spades.rules"))
+    f = collect(game, 4, 4, seed=0, options={"target": 100}, workers=1, sides="P1+P2").figures()
+    d = f["sides"]
+    assert d["source"] == "declared" and [s["side"] for s in d["sides"]] == ["P1+P2", "P3", "P4"]
+    assert d["sides"][0]["split"] == 4 and d["sides"][0]["wins"] == 4  # one of them wins every game
+    with pytest.raises(StatsError, match="is on two sides"):
+        collect(game, 1, 4, sides="1+3,3+2")
+
+
+def test_hearts_scores_are_the_rules_score():
+    """Hearts declares 'score p: -points[p]' (the fewest points win): the figures are that score,
+    and the winners of each game hold the highest."""
+    game = interpreter.load(str(ROOT / "games" / "hearts.rules"))
+    f = collect(game, 4, 4, seed=2, workers=1).figures()
+    played = replay_scores(game, 4, 4, 2)
+    assert f["kind"] == "competitive" and f["sides"] is None and f["cooperative"] is None
+    for winners, scores in played:
+        assert all(s <= 0 for s in scores) and {p for p in range(4) if scores[p] == max(scores)} == set(winners)
+    for p, seat in enumerate(f["scores"]["seats"]):
+        mine = [sc[p] for _, sc in played]
+        assert seat["mean"] == pytest.approx(statistics.fmean(mine), abs=1e-4)
+        assert {k: seat[k] for k in ("min", "p10", "p25", "median", "p75", "p90", "max")} == \
+            pytest.approx(quantiles_by_hand(mine))
+    everything = [s for _, sc in played for s in sc]
+    assert f["scores"]["all"]["games"] == 16 and f["scores"]["all"]["mean"] == pytest.approx(statistics.fmean(everything))
+    assert all(b[0] <= 0 for b in f["scores"]["all"]["histogram"])
+    text = report(f)
+    assert "score at the end of each game (the rules' 'score'" in text and "all seats" in text
+    assert page(f).count("<title>Score: P") == 4  # a histogram per seat
+
+
+def test_score_summary_by_hand():
+    s = score_summary([1, 2, 3, 4, 10])
+    assert s["mean"] == 4 and s["sd"] == pytest.approx(3.5355, abs=1e-4)
+    half = 1.959963984540054 * 3.5355339 / math.sqrt(5)
+    assert s["ci"] == pytest.approx([4 - half, 4 + half], abs=1e-3)
+    assert (s["min"], s["p25"], s["median"], s["p75"], s["max"]) == (1, 2, 3, 4, 10)
+    assert s["p10"] == pytest.approx(1.4) and s["p90"] == pytest.approx(7.6)
+    one = score_summary([7])
+    assert one["sd"] is None and one["ci"] is None and one["median"] == 7
+
+
+def test_used_cards_count_for_the_seat_whose_cards_they_were():
+    """Credit lab: P1 holds the Coins, P2 the Gifts, either may play the other's; P2 always wins.
+    A Gift counts for P2 whoever played it (won every time), a Coin for P1 (never won)."""
+    game = interpreter.load(CREDIT)
+    f = collect(game, 20, 2, seed=0, workers=1).figures()
+    for key in ("cards", "card_choices"):
+        rows = {r["name"]: r for r in f[key]}
+        assert rows["Gift"]["used"]["rate"] == 1.0 and rows["Coin"]["used"]["rate"] == 0.0
+        assert rows["Gift"]["used"]["games"] == rows["Gift"]["games"]  # one seat's per game: P2's
+    # the actions themselves still count for the player who took them: both borrowed
+    borrow = next(r for r in f["actions"] if r["name"] == "borrow")
+    assert 0 < borrow["used"]["rate"] < 1
+    # P1 did play Gifts (or the lab tests nothing): count them apart from stats
+    borrowed = 0
+    for i in range(20):
+        st = game.new_state(players=2, seed=i)
+        agents = [RandomAgent(i * 1000 + p) for p in range(2)]
+        while not st.terminal:
+            p = st.current_player
+            a = agents[p].choose(st, p)
+            borrowed += p == 0 and a.name in ("borrow", CHOICE) and "Gift" in a.text
+            st.apply(a)
+    assert borrowed > 3
+
+
 # ====================================================================== MCTS
 def test_mcts_is_seeded_and_skips_forced_moves(crazy):
     st = crazy.new_state(players=2, seed=1)
@@ -237,6 +410,7 @@ def test_command_writes_json_and_a_self_contained_page(tmp_path, capsys):
     (["--workers", "0"], "--workers must be at least 1"),
     (["--mcts-iterations", "0"], "--mcts-iterations must be at least 1"),
     (["--json", "/nonexistent-folder/x.json"], "cannot write"),
+    (["--sides", "1+3"], "'3' is not a seat of this 2-player game"),
 ])
 def test_bad_input_is_one_line(args, message, capsys):
     code = main(["stats", CHUHAN, "--games", "2", *args])

@@ -396,6 +396,12 @@ class English:
             return f"{self.operand(inner.left, inner.op)} {neg} {self.operand(inner.right, inner.op, right=True)}"
         if isinstance(inner, A.Name) and self.level(inner) == CMP:
             return f"the {words(inner.name)} option is off"
+        if isinstance(inner, A.Call) and self.model.refs.get(inner, ("builtin_func",))[0] == "builtin_func" \
+                and inner.func in ("sees", "revealed"):  # "p does not see the face of c"
+            args = [self.sub(a, UNARY) for a in inner.args]
+            if inner.func == "sees":
+                return f"{args[0]} does not see the face of {args[1]}"
+            return f"{args[0]} {self.verb(inner.args[0], 'is not')} face up for everyone"
         return None
 
     def _Unary(self, e):

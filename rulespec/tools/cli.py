@@ -1,4 +1,4 @@
-"""The command line: rulespec check | compile | graph | play | test | bench | stats | fuzz | replay | lsp.
+"""The command line: rulespec check | games | fmt | compile | graph | doc | play | test | bench | stats | fuzz | replay | lsp | serve.
 
 Exit codes: 0 success (warnings allowed), 1 errors in the input or a failed
 run, 2 bad usage.  Bad input never produces a Python traceback.
@@ -37,6 +37,29 @@ def _add_engine(p) -> None:
                         "form is checked against (also $RULESPEC_ENGINE)")
 
 
+RULES_FILE_HELP = "a rules file, or the name of a game shipped with rulespec (rulespec games lists them)"
+
+
+def _add_rules_file(p) -> None:
+    """The rules file a command runs: a path, or a shipped game's name (resolved in _run)."""
+    p.add_argument("file", metavar="FILE", help=RULES_FILE_HELP)
+    p.set_defaults(rules_args=("file",))
+
+
+def _named_rules(arg: str) -> str:
+    """A rules file named on the command line: a path as given, or a shipped game's file (shown
+    relative to the current folder when it is under it, as in a checkout)."""
+    from .shipped_games import resolve
+    path = resolve(arg)
+    if path is arg:
+        return arg
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive
+        return path
+    return path if rel.startswith(os.pardir) else rel
+
+
 def _parse_options(game, pairs: list[str]) -> dict:
     out = {}
     for pair in pairs or []:
@@ -57,6 +80,7 @@ def cmd_check(args) -> int:
     as_json = getattr(args, "format", "text") == "json"
     for path in args.files:
         try:
+            path = _named_rules(path)
             text = read_source(path)
             # a file checked before by this rulespec: its answer is in the model cache's header
             summary = model_cache.cached_summary(text, str(path))
@@ -344,7 +368,7 @@ def cmd_stats(args) -> int:
     import json
 
     from rulespec.tools.bench import default_workers
-    from rulespec.tools.stats import StatsError, collect, parse_agents
+    from rulespec.tools.stats import StatsError, collect, parse_agents, parse_sides
 
     from .stats_text import report
     if args.games < 1:
@@ -368,6 +392,11 @@ def cmd_stats(args) -> int:
     _resolve_max_steps(args, game)
     options = _parse_options(game, args.option)
     players = args.players if args.players is not None else game.model.min_players
+    if args.sides is not None:
+        try:
+            parse_sides(args.sides, players)
+        except StatsError as e:
+            raise UsageError(str(e)) from None
     show = not args.quiet and sys.stderr is not None and sys.stderr.isatty()
 
     def progress(done: int, total: int) -> None:
@@ -377,7 +406,7 @@ def cmd_stats(args) -> int:
 
     result = collect(game, args.games, players, agents, seed=args.seed, options=options, workers=workers,
                      mcts_iterations=args.mcts_iterations, mcts_rollout=args.mcts_rollout or 10_000,
-                     rotate=args.rotate, max_steps=args.max_steps, progress=progress)
+                     rotate=args.rotate, max_steps=args.max_steps, progress=progress, sides=args.sides)
     if show:
         sys.stderr.write("\r" + " " * 30 + "\r")
     figures = result.figures()
@@ -403,6 +432,8 @@ def _stats_command(args, players: int) -> str:
             parts.append(f"--mcts-rollout {args.mcts_rollout}")
     if args.rotate:
         parts.append("--rotate")
+    if args.sides:
+        parts.append(f"--sides {args.sides}")
     return " ".join(parts)
 
 
@@ -415,6 +446,20 @@ def cmd_fuzz(args) -> int:
 def cmd_replay(args) -> int:
     from .fuzz_cli import replay_command
     return replay_command(args, lambda path: _load_game(path, args.max_choices))
+
+
+# ---------------------------------------------------------------------- games
+def cmd_games(args) -> int:
+    """The games shipped with rulespec (rulespec/tools/games_list.py)."""
+    import shutil
+
+    from .games_list import describe_all, table, to_json
+    records = describe_all()
+    if args.format == "json":
+        sys.stdout.write(to_json(records))
+    else:
+        print(table(records, width=shutil.get_terminal_size((100, 24)).columns))
+    return 1 if any(r.get("game") is None for r in records) else 0
 
 
 # ---------------------------------------------------------------------- lsp
@@ -470,11 +515,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     p = sub.add_parser("check", help="check rules files and report diagnostics")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("files", nargs="+", metavar="FILE", help="rules files, or names of games shipped with rulespec")
     p.add_argument("--format", choices=["text", "json"], default="text",
                    help="text: compiler-style messages on stderr (default); json: one JSON object per "
                         "diagnostic, one a line on stdout (JSON Lines; docs/editors.md)")
     p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("games", help="list the games shipped with rulespec: players, options, what each is",
+                       description="The games shipped with rulespec.  Any command that takes a rules file "
+                                   "takes one of these names instead (rulespec play NAME, rulespec.load(NAME)).")
+    p.add_argument("--format", choices=["text", "json"], default="text",
+                   help="text: a table (default); json: a list of records (name, game, players, options with "
+                        "their defaults, about, path, rulebook)")
+    p.set_defaults(func=cmd_games)
 
     p = sub.add_parser("fmt", help="rewrite rules files in the canonical layout (comments and line numbers kept)")
     p.add_argument("files", nargs="+", metavar="FILE")
@@ -490,25 +543,25 @@ def build_parser() -> argparse.ArgumentParser:
                                    "when the game loads, then every generated function with the rules line "
                                    "it was written for.  The engine runs these very functions (compiled once "
                                    "and kept in the code cache); the text is for reading and debugging.")
-    p.add_argument("file", metavar="FILE")
+    _add_rules_file(p)
     p.add_argument("-o", "--output", metavar="OUT.py", help="write to OUT.py instead of standard output")
     p.set_defaults(func=cmd_compile)
 
     p = sub.add_parser("graph", help="print the phase graph")
-    p.add_argument("file", metavar="FILE")
+    _add_rules_file(p)
     p.add_argument("--format", choices=["mermaid", "dot"], default="mermaid")
     p.add_argument("-o", "--output", metavar="OUT")
     p.set_defaults(func=cmd_graph)
 
     p = sub.add_parser("doc", help="write the rulebook generated from a rules file")
-    p.add_argument("file", metavar="FILE")
+    _add_rules_file(p)
     p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of standard output")
     p.add_argument("--format", choices=["md", "html"], help="md (default) or html (one self-contained page)")
     p.set_defaults(func=cmd_doc)
 
     p = sub.add_parser("play", help="play a game between random agents and/or humans")
     _add_engine(p)
-    p.add_argument("file", metavar="FILE")
+    _add_rules_file(p)
     p.add_argument("--players", type=int)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--option", action="append", metavar="NAME=VALUE", default=[])
@@ -526,7 +579,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="time random games: games per second and microseconds per decision")
     _add_engine(p)
-    p.add_argument("file", metavar="FILE")
+    _add_rules_file(p)
     p.add_argument("--players", type=int)
     p.add_argument("--games", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
@@ -541,10 +594,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_max_choices(p)
     p.set_defaults(func=cmd_bench)
 
-    p = sub.add_parser("stats", help="play many games: win rates per seat, first-player advantage, game "
-                                      "length, what gets used and how it goes with winning")
+    p = sub.add_parser("stats", help="play many games: win rates per seat (per side, or the team's), scores, "
+                                      "first-player advantage, game length, what gets used and how it goes "
+                                      "with winning")
     _add_engine(p)
-    p.add_argument("file", metavar="FILE")
+    _add_rules_file(p)
     p.add_argument("--games", type=int, default=200)
     p.add_argument("--players", type=int, help="a player count (default: the game's smallest)")
     p.add_argument("--agents", default="random", metavar="KIND,...",
@@ -557,6 +611,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mcts-rollout", type=int, default=None, metavar="N",
                    help="cut an mcts playout after N decisions and count it a draw (default: play to the end)")
     p.add_argument("--seed", type=int, default=0, help="game i has seed SEED+i")
+    p.add_argument("--sides", metavar="P1+P3,P2+P4",
+                   help="the partnerships, for figures per side (default: read from the games: seats that always "
+                        "win or lose together)")
     p.add_argument("--workers", type=int, default=None,
                    help="processes to play in; default: the machine's cores (the figures do not depend on it)")
     p.add_argument("--option", action="append", metavar="NAME=VALUE", default=[])
@@ -569,7 +626,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("fuzz", help="play many checked random games; shrink and save any failure; rule and branch coverage")
     _add_engine(p)
-    p.add_argument("file", metavar="FILE")
+    _add_rules_file(p)
     p.add_argument("--games", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--players", metavar="N|all", default="all", help="a player count, or all (cycle over the range)")
@@ -597,7 +654,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_engine(p)
     p.add_argument("file", metavar="REPLAY.json")
     p.add_argument("--step", action="store_true", help="wait for Enter before each action")
-    p.add_argument("--rules", metavar="FILE", help="the rules file (default: the one the replay names)")
+    p.add_argument("--rules", metavar="FILE", help="the rules file, or a shipped game's name (default: the "
+                                                   "file the replay names)")
+    p.set_defaults(rules_args=("rules",))
     _add_max_choices(p)
     p.set_defaults(func=cmd_replay)
 
@@ -609,7 +668,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="a local web page: play the game against agents, step through replays, "
                                       "read the rulebook")
     _add_engine(p)
-    p.add_argument("file", metavar="FILE")
+    _add_rules_file(p)
     p.add_argument("--port", type=int, default=8000, help="the port to listen on (default 8000; 0: any free port)")
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to listen on (default 127.0.0.1: this machine only)")
@@ -646,6 +705,9 @@ def main(argv=None) -> int:
 def _run(args) -> int:
     from interpreter.errors import EngineError
     try:
+        for name in getattr(args, "rules_args", ()):  # a shipped game's name stands for its file
+            if getattr(args, name) is not None:
+                setattr(args, name, _named_rules(getattr(args, name)))
         return args.func(args)
     except RulesError as e:
         print(e.render(), file=sys.stderr)

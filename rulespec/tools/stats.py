@@ -15,10 +15,16 @@ extra winners of shared games, and the average win rate over the seats is the fa
 instead: those add up to the games that have a winner.  Rates come with 95% Wilson score
 intervals (``wilson``), which stay inside [0, 1] and behave at small counts.
 
+Kinds of game and scores.  Whether the games are cooperative or played in partnerships, and the
+distribution of the rules' score, are read from the records by rulespec/tools/stats_kinds.py.
+
 Usage and winning.  For each action name (each card chosen in an action's parameters, each card
-named by the answer to a choice inside an effect, each card-given ability) we count uses, and split the *player-games* (one per seat per game) into
-those where the player used it at least once and those where they did not, with each group's
-win rate.  It is a correlation, not a cause: a player who plays more (a longer game, a bigger
+named by the answer to a choice inside an effect, each card-given ability) we count uses, and
+split the *player-games* (one per seat per game) into those where the player used it at least
+once and those where they did not, with each group's win rate (and mean score).  An action
+counts for the player who took it, a card for the seat whose zone it was in when chosen (a card
+borrowed from another's hand is theirs), an ability for the card's owner (who is the one who
+uses it).  It is a correlation, not a cause: a player who plays more (a longer game, a bigger
 hand) has more chances to use anything.
 
 Workers.  Games go out in small chunks to a multiprocessing pool, like ``rulespec fuzz``; each
@@ -39,24 +45,15 @@ from rulespec.tools.ai.agents import FirstLegalAgent, MCTSAgent, RandomAgent
 from interpreter.errors import EngineError
 from interpreter.state import CHOICE
 
+from .stats_kinds import kind_figures
+from .stats_math import Z95, histogram, quantile, rate, wilson  # noqa: F401 (Z95, wilson: the module's API)
+
 AGENT_KINDS = ("random", "first", "mcts")
-Z95 = 1.959963984540054  # the 97.5th percentile of the standard normal: a two-sided 95% interval
 DEFAULT_MAX_STEPS = 20_000
 
 
 class StatsError(EngineError):
     """Bad input for a statistics run, or a game that did not end."""
-
-
-def wilson(successes: int, trials: int, z: float = Z95) -> Optional[tuple]:
-    """The Wilson score interval (lo, hi) of a proportion; None when there are no trials."""
-    if trials <= 0:
-        return None
-    p = successes / trials
-    z2 = z * z
-    centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
-    half = z / (1 + z2 / trials) * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 # ---------------------------------------------------------------------- agents
@@ -84,6 +81,25 @@ class AgentSpec:
         raise StatsError(f"unknown agent '{kind}' (agents: {', '.join(AGENT_KINDS)})")
 
 
+def parse_sides(text: str, players: int) -> list:
+    """'1+3,2+4' or 'P1+P3,P2+P4' -> [[0, 2], [1, 3]]; seats left out play on their own."""
+    sides, seen = [], set()
+    for part in text.split(","):
+        side = []
+        for name in part.split("+"):
+            name = name.strip()
+            digits = name[1:] if name[:1] in ("P", "p") else name
+            if not digits.isdigit() or not 1 <= int(digits) <= players:
+                raise StatsError(f"--sides: '{name}' is not a seat of this {players}-player game (P1 to "
+                                 f"P{players}); write the sides as P1+P3,P2+P4")
+            if int(digits) - 1 in seen:
+                raise StatsError(f"--sides: P{digits.lstrip('0')} is on two sides")
+            seen.add(int(digits) - 1)
+            side.append(int(digits) - 1)
+        sides.append(sorted(side))
+    return sorted(sides + [[p] for p in range(players) if p not in seen])
+
+
 def parse_agents(text: str) -> tuple:
     kinds = tuple(a.strip() for a in text.split(",") if a.strip())
     bad = [a for a in kinds if a not in AGENT_KINDS]
@@ -105,11 +121,12 @@ class GameRecord:
     decisions: int
     phases: dict            # phase name -> times entered
     actions: list           # per seat: {action name: uses}
-    cards: list             # per seat: {card name: times chosen in an action's parameters}
-    choices: list           # per seat: {card name: times chosen in a choice inside an effect}
+    cards: list             # per seat whose card it was: {card name: times chosen in an action's parameters}
+    choices: list           # per seat whose card it was: {card name: times named by an answer to a choice}
     abilities: list         # per seat: {"action (Card)": uses}
     triggered: dict         # "trigger (Card)" -> times a card's triggered ability ran (any owner)
     limited: bool = False   # the game ended at the rules' 'limit N decisions'
+    scores: Optional[list] = None  # the rules' score of each seat at the end (None: the rules declare none)
 
 
 def ability_triggers(prog) -> dict:
@@ -142,7 +159,7 @@ def _play_one(game, players: int, index: int, seed: int, options: Optional[dict]
     # the rules' uses only: the plain program, not the one that also counts branches (fuzz's job)
     st = game.new_state(players=players, seed=s, options=options, coverage=coverage, count_branches=False)
     prog = st.prog
-    names, n_cards = prog.card_names, prog.card_count
+    names, n_cards, slots = prog.card_names, prog.card_count, prog.slots
     actions = [Counter() for _ in range(players)]
     cards = [Counter() for _ in range(players)]
     abilities = [Counter() for _ in range(players)]
@@ -161,16 +178,20 @@ def _play_one(game, players: int, index: int, seed: int, options: Optional[dict]
             a = next(x for x in st.legal_actions() if x.text == a)
         actions[p][a.name] += 1
         act = prog.actions.get(a.name) if a.name != CHOICE else None
+        # A card counts for the seat whose zone it is in when chosen (a card taken from another
+        # player's hand is that player's), a card of a shared zone for the one who chose it.
+        where = st.where
         if a.name == CHOICE:  # "choose two generals", "discard a card": the cards the answer names
             for c in st._named_cards(a, None):
-                chosen[p][names[c]] += 1
+                chosen[_holder(slots[where[c]].owner, p)][names[c]] += 1
         elif act is not None:
             if act.card_slots:
                 params = dict(a.params)
                 for pname, kind in act.card_slots:
                     for c in _chosen_cards(params.get(pname), kind):
                         if c < n_cards:  # a face-down pick names no card
-                            cards[p][names[c]] += 1
+                            cards[_holder(slots[where[c]].owner, p)][names[c]] += 1
+            # a card gives its actions to the owner of the zone it is in (abilities.py): the actor
             if act.ability is not None:
                 abilities[p][f"{act.name} ({act.ability.card})"] += 1
         st.apply(a)
@@ -181,7 +202,11 @@ def _play_one(game, players: int, index: int, seed: int, options: Optional[dict]
     return GameRecord(index, s, kinds, first, st.winners(), steps, dict(phases),
                       [dict(c) for c in actions], [dict(c) for c in cards], [dict(c) for c in chosen],
                       [dict(c) for c in abilities],
-                      triggered, st.ended_by_limit())
+                      triggered, st.ended_by_limit(), st.scores() if prog.score is not None else None)
+
+
+def _holder(owner: Optional[int], actor: int) -> int:
+    return actor if owner is None else owner
 
 
 def _chosen_cards(v, kind: str) -> list:
@@ -207,8 +232,9 @@ def run_chunk(payload: tuple) -> list:
 def collect(game, games: int, players: Optional[int] = None, agents: Sequence[str] = ("random",), seed: int = 0,
             options: Optional[dict] = None, workers: int = 1, mcts_iterations: int = 100,
             mcts_rollout: int = 10_000, rotate: bool = False, max_steps: int = DEFAULT_MAX_STEPS,
-            progress: Optional[Callable[[int, int], None]] = None) -> "Stats":
-    """Play `games` games and gather their records; progress(done, total) after each chunk."""
+            progress: Optional[Callable[[int, int], None]] = None, sides: Optional[str] = None) -> "Stats":
+    """Play `games` games and gather their records; progress(done, total) after each chunk.
+    sides: declared partnerships, '1+3,2+4' (parse_sides); without, they are read from the games."""
     if games < 1:
         raise StatsError("--games must be at least 1")
     if workers < 1:
@@ -221,6 +247,7 @@ def collect(game, games: int, players: Optional[int] = None, agents: Sequence[st
         raise StatsError("--max-steps must be at least 1")
     kinds = parse_agents(",".join(agents))
     players = game.model.min_players if players is None else players
+    declared = parse_sides(sides, players) if sides else None
     options = dict(options or {})
     game.new_state(players=players, seed=seed, options=options)  # a bad player count or option fails here
     spec = AgentSpec(kinds, mcts_iterations, mcts_rollout, rotate)
@@ -245,34 +272,10 @@ def collect(game, games: int, players: Optional[int] = None, agents: Sequence[st
                     progress(len(records), games)
     records.sort(key=lambda r: r.index)  # a fixed order: the same figures whatever the workers
     return Stats(game.path, game.name, players, seed, options, spec, records, workers,
-                 time.perf_counter() - t0)
+                 time.perf_counter() - t0, declared)
 
 
 # ---------------------------------------------------------------------- the figures
-def _rate(wins: int, n: int) -> dict:
-    ci = wilson(wins, n)
-    return {"wins": wins, "games": n, "rate": wins / n if n else None, "ci": list(ci) if ci else None}
-
-
-def _quantile(sorted_values: list, q: float) -> float:
-    """The q-quantile by linear interpolation (statistics' 'inclusive' method)."""
-    if len(sorted_values) == 1:
-        return float(sorted_values[0])
-    return statistics.quantiles(sorted_values, n=100, method="inclusive")[round(q * 100) - 1]
-
-
-def histogram(values: list, bins: int = 20) -> list:
-    """[[lo, hi, count], ...]: `bins` equal bins of whole-number width over the values
-    (lo included, hi excluded; the last bin holds the maximum)."""
-    lo, hi = min(values), max(values)
-    width = max(1, math.ceil((hi - lo + 1) / bins))
-    n = math.ceil((hi - lo + 1) / width)
-    counts = [0] * n
-    for v in values:
-        counts[(v - lo) // width] += 1
-    return [[lo + k * width, lo + (k + 1) * width, counts[k]] for k in range(n)]
-
-
 @attrs.define
 class Stats:
     path: str
@@ -284,6 +287,7 @@ class Stats:
     records: list
     workers: int = 1
     seconds: float = 0.0
+    sides: Optional[list] = None  # declared partnerships: [[seat, ...], ...] (0-based)
 
     def figures(self) -> dict:
         """Every figure, as plain data (the JSON).  All but 'run' (workers, seconds) depend
@@ -303,26 +307,26 @@ class Stats:
         seats = []
         for p in range(n):
             kinds = Counter(r.agents[p] for r in recs)
-            seats.append({"seat": p + 1, "agent": "/".join(sorted(kinds)), **_rate(wins[p], games),
+            seats.append({"seat": p + 1, "agent": "/".join(sorted(kinds)), **rate(wins[p], games),
                           "sole_wins": sole[p], "win_share": round(share[p], 6)})
         average = sum(wins) / (games * n)
         firsts = [r for r in recs if r.first is not None]
         first_wins = sum(1 for r in firsts if r.first in r.winners)
-        first = {**_rate(first_wins, len(firsts)), "average": average,
+        first = {**rate(first_wins, len(firsts)), "average": average,
                  "seats": {f"P{p + 1}": sum(1 for r in firsts if r.first == p) for p in range(n)}}
         lengths = sorted(r.decisions for r in recs)
         phase_totals = Counter()
         for r in recs:
             phase_totals.update(r.phases)
         length = {"decisions": {"min": lengths[0], "median": statistics.median(lengths),
-                                "mean": round(statistics.fmean(lengths), 3), "p10": _quantile(lengths, 0.1),
-                                "p90": _quantile(lengths, 0.9), "max": lengths[-1],
+                                "mean": round(statistics.fmean(lengths), 3), "p10": quantile(lengths, 0.1),
+                                "p90": quantile(lengths, 0.9), "max": lengths[-1],
                                 "histogram": histogram(lengths)},
                   "phases": {k: round(v / games, 3) for k, v in sorted(phase_totals.items(), key=lambda kv: -kv[1])}}
         agents = {}
         for kind in sorted({k for r in recs for k in r.agents}):
             seat_games = [(r, p) for r in recs for p in range(n) if r.agents[p] == kind]
-            agents[kind] = _rate(sum(1 for r, p in seat_games if p in r.winners), len(seat_games))
+            agents[kind] = rate(sum(1 for r, p in seat_games if p in r.winners), len(seat_games))
         triggered = Counter()
         trig_games = Counter()
         for r in recs:
@@ -338,6 +342,7 @@ class Stats:
             "limited": sum(r.limited for r in recs),  # of those, games ended by the rules' limit
             "seats": seats, "average_rate": average, "first_player": first, "by_agent": agents,
             "length": length,
+            **kind_figures(recs, n, self.sides),
             "actions": self._usage("actions"), "cards": self._usage("cards"),
             "card_choices": self._usage("choices"), "abilities": self._usage("abilities"),
             "triggered": [{"name": k, "fired": v, "games": trig_games[k]}
@@ -348,7 +353,8 @@ class Stats:
     def _usage(self, field: str) -> list:
         """Uses of each name, and the win rates of the player-games that used it vs the others."""
         n = self.players
-        uses, games, users, user_wins = Counter(), Counter(), Counter(), Counter()
+        uses, games, users, user_wins, user_score = Counter(), Counter(), Counter(), Counter(), Counter()
+        scored = bool(self.records) and self.records[0].scores is not None
         for r in self.records:
             in_game = set()
             for p in range(n):
@@ -357,14 +363,24 @@ class Stats:
                     uses[name] += k
                     users[name] += 1
                     user_wins[name] += won
+                    if scored:
+                        user_score[name] += r.scores[p]
                     in_game.add(name)
             games.update(in_game)
         total = len(self.records) * n
         total_wins = sum(len(r.winners) for r in self.records)
+        total_score = sum(sum(r.scores) for r in self.records) if scored else 0
         out = []
         for name in sorted(uses, key=lambda k: (-uses[k], k)):
+            used = rate(user_wins[name], users[name])
+            not_used = rate(total_wins - user_wins[name], total - users[name])
+            if scored:  # the mean of the rules' score over the same player-games
+                used["score"] = _mean(user_score[name], users[name])
+                not_used["score"] = _mean(total_score - user_score[name], total - users[name])
             out.append({"name": name, "uses": uses[name], "games": games[name],
-                        "per_game": round(uses[name] / len(self.records), 4),
-                        "used": _rate(user_wins[name], users[name]),
-                        "not_used": _rate(total_wins - user_wins[name], total - users[name])})
+                        "per_game": round(uses[name] / len(self.records), 4), "used": used, "not_used": not_used})
         return out
+
+
+def _mean(total: float, n: int) -> Optional[float]:
+    return round(total / n, 4) if n else None

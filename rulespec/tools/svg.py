@@ -159,10 +159,10 @@ def hbar_chart(labels: Sequence[str], series: Sequence[tuple], title: str, perce
     return _svg(width, height, title, body)
 
 
-def histogram(bins: Sequence[Sequence[float]], title: str, x_label: str = "", y_label: str = "games") -> str:
+def histogram(bins: Sequence[Sequence[float]], title: str, x_label: str = "", y_label: str = "games",
+              width: int = 640, height: int = 280) -> str:
     """Bins are [lo, hi, count] (lo included, hi excluded), side by side."""
     left, right, top, bottom = 56, 16, 34, 50
-    width, height = 640, 280
     plot_w, plot_h = width - left - right, height - top - bottom
     lo, hi = bins[0][0], bins[-1][1]
     ticks = nice_ticks(max(c for _, _, c in bins), whole=True)
@@ -182,7 +182,7 @@ def histogram(bins: Sequence[Sequence[float]], title: str, x_label: str = "", y_
         body.append(f'<rect x="{x(b_lo):.1f}" y="{y(c):.1f}" width="{max(0.0, x(b_hi) - x(b_lo) - 1):.1f}" '
                     f'height="{y(0) - y(c):.1f}" fill="{PALETTE[0]}">'
                     f'<title>{escape(f"{b_lo} to {b_hi - 1}: {c}")}</title></rect>')
-    step = max(1, math.ceil(len(bins) / 8))
+    step = max(1, math.ceil(len(bins) / max(2, (width - left - right) // 70)))  # labels ~70 px apart
     for b_lo, _, _ in list(bins)[::step] + [[hi, hi, 0]]:
         body.append(_text(x(b_lo), y(0) + 16, _num(b_lo, False)))
     body.append(f'<line x1="{left}" y1="{y(0):.1f}" x2="{width - right}" y2="{y(0):.1f}" stroke="#444"/>')

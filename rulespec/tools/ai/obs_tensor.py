@@ -18,10 +18,13 @@ vocabulary of V tokens:
                         how many entries are on the stack, then the top S = 4 entries:
                         effect one-hot (E effects), by whom, against whom (one-hot, n + 1
                         each), cancelled, and how many cards the entry holds
-  vars       sum of the variables' widths: a number or yes/no is 1 value; a player n + 1
-                        (one-hot, last: nobody); a card K + 1 (one-hot, last: a card the
-                        player cannot see); an enum member count + 1; a list its length; a
-                        text 1 (set or not); per-player variables n times that
+  vars       sum of the variables' widths (var_tensor.py): a number or yes/no is 1 value;
+                        a player n + 1 (one-hot, last: nobody); a card K + 1 (one-hot, last:
+                        a card the player cannot see); an enum member count + 1; a text 1 +
+                        16 (set, hash bucket); a list its length and its contents: a list of
+                        cards as a count per label and a count of the cards the player cannot
+                        see, any other list as its first 8 items in order; per-player
+                        variables n times that
   prefix     V          the tokens the player has picked toward the action they are choosing
                         (only when they are the one to act)
 The information state tensor adds one piece:
@@ -32,6 +35,7 @@ from __future__ import annotations
 from typing import Optional
 
 from interpreter.observation import _var_plan, _zone_plan
+from .var_tensor import seat, var_encoder
 
 STACK_TOP = 4
 DECISIONS = ("turn", "response", "choice")
@@ -54,7 +58,7 @@ class ObservationEncoder:
         self.vars = []  # (name, per player, width of one value, encoder)
         for name, i, per_player, _kind, _depth in _var_plan(prog):
             t = prog.var_defaults[i][0].type
-            width, enc = self._var_encoder(model, t)
+            width, enc = var_encoder(t, n, self.label_index, model)
             self.vars.append((name, per_player, width, enc))
         e = len(self.effects)
         var_width = sum(w * (n if pp else 1) for _, pp, w, _ in self.vars)
@@ -129,8 +133,8 @@ class ObservationEncoder:
             ei = self.effects.get(entry["effect"])
             if ei is not None:
                 vec[at + ei] = 1.0
-            vec[at + e + _seat(entry["by"], n)] = 1.0
-            vec[at + e + n + 1 + _seat(entry["target"], n)] = 1.0
+            vec[at + e + seat(entry["by"], n)] = 1.0
+            vec[at + e + n + 1 + seat(entry["target"], n)] = 1.0
             vec[at + e + 2 * n + 2] = 1.0 if entry["cancelled"] else 0.0
             vec[at + e + 2 * n + 3] = float(len(entry["cards"]))
             at += e + 2 * n + 4
@@ -154,42 +158,6 @@ class ObservationEncoder:
                 vec[at + t] = float(c)
         return vec
 
-    def _var_encoder(self, model, t):
-        n, k = self.n, self.k
-        name = t.name
-        if name in ("int", "bool"):
-            def enc(v, vec, at):
-                if isinstance(v, (int, float)):
-                    vec[at] = float(v)
-            return 1, enc
-        if name == "player":
-            def enc(v, vec, at):
-                vec[at + _seat(v, n)] = 1.0
-            return n + 1, enc
-        if name == "card":
-            index = self.label_index
-
-            def enc(v, vec, at):
-                if v is not None:
-                    vec[at + index.get(v, k)] = 1.0
-            return k + 1, enc
-        if name == "enum" and t.enum in model.enums:
-            members = {m: i for i, m in enumerate(model.enums[t.enum].members)}
-            m = len(members)
-
-            def enc(v, vec, at):
-                vec[at + members.get(v, m)] = 1.0
-            return m + 1, enc
-        if name == "list":
-            def enc(v, vec, at):
-                if isinstance(v, list):
-                    vec[at] = float(len(v))
-            return 1, enc
-
-        def enc(v, vec, at):
-            vec[at] = 0.0 if v is None or v == "" else 1.0
-        return 1, enc
-
 
 def shown_text(z: dict) -> str:
     """How the text views write the cards of a zone seen as a count that the player sees on their
@@ -198,12 +166,3 @@ def shown_text(z: dict) -> str:
         return ""
     parts = [("shown", z["shown"]), ("top", [z["top"]] if z.get("top") else []), ("known", z.get("known", []))]
     return " (" + "; ".join(f"{what}: {', '.join(cs)}" for what, cs in parts if cs) + ")"
-
-
-def _seat(name, n: int) -> int:
-    """'P3' -> 2; nobody -> n."""
-    if isinstance(name, str) and name.startswith("P") and name[1:].isdigit():
-        p = int(name[1:]) - 1
-        if 0 <= p < n:
-            return p
-    return n

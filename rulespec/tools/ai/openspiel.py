@@ -20,9 +20,12 @@ after it, and so do OpenSpiel's own serialisation and tests. The game:
   competes with are taken automatically, so a decision offers at least two legal ids unless the
   engine's decision has a single action. ``action_to_string`` is the action's rulespec text when
   the id decides the action, else the token's word and what it leads to.
-- returns, by the ``returns`` parameter: "zero_sum" (default: the winners share +1 and the losers
-  pay it, ZERO_SUM), "win" (1 for a winner, 0 otherwise, GENERAL_SUM), "score" (the rules'
-  scores, GENERAL_SUM). A game past ``max_decisions`` engine decisions stops with no winner.
+- returns, by the ``returns`` parameter (rulespec/tools/ai/returns.py): "zero_sum" (the winners
+  share +1 and the losers -1, ZERO_SUM), "win" (1 for a winner, 0 otherwise, GENERAL_SUM),
+  "score" (the rules' scores, GENERAL_SUM), "common" (everyone the shared score: the mean of the
+  scores, IDENTICAL). The default is "common" when the rules' score does not depend on the
+  player (a cooperative game), else "zero_sum". A game past ``max_decisions`` engine decisions
+  stops with no winner (every return 0).
 - observes through the player's own view only (State.observation(player)): the observation
   tensor is rulespec/tools/ai/obs_tensor.py's, its pieces exposed as named views (``make_py_observer``);
   the information state adds the player's masked log and the tokens they picked.
@@ -47,8 +50,11 @@ except ImportError as e:  # pragma: no cover - the extra is missing
 
 from interpreter import load as _load_rules
 from interpreter.game import OptionError
+from . import returns as _returns
 from .obs_tensor import shown_text
 from .token_env import TokenGame, TokenState
+from rulespec.lang.errors import RulesError
+from rulespec.tools.shipped_games import resolve
 
 __all__ = ["load_game", "register", "RulespecGame", "RulespecState", "RulespecObserver", "max_spelling"]
 
@@ -62,13 +68,18 @@ _NAMES: dict[str, str] = {}   # registered short name -> the rules file's absolu
 _PATHS: dict[str, str] = {}   # absolute path -> short name
 _TOKEN_GAMES: dict[tuple, TokenGame] = {}
 _CLASSES: dict[str, type] = {}  # short name -> its game class (the creator OpenSpiel calls)
+# OpenSpiel's utility type of each returns mode: the zero-sum returns sum to 0, the common ones
+# are the same for every player, the others are general
+UTILITY = {"zero_sum": pyspiel.GameType.Utility.ZERO_SUM, "win": pyspiel.GameType.Utility.GENERAL_SUM,
+           "score": pyspiel.GameType.Utility.GENERAL_SUM, "common": pyspiel.GameType.Utility.IDENTICAL}
 
 
 # ---------------------------------------------------------------------- loading and registering
 def load_game(path, players: Optional[int] = None, **options) -> "RulespecGame":
     """The rules file at `path` as a pyspiel game of `players` players (default: the game's
     minimum). Keyword arguments: ``seed`` (whole number, default 0: the generator new states draw
-    their engine seeds from), ``returns`` ("zero_sum", "win" or "score"), ``max_decisions``
+    their engine seeds from), ``returns`` ("zero_sum", "win", "score" or "common"; default:
+    the game's, see returns.py), ``max_decisions``
     (default 20000), and the rules file's options (``events=True``). Bad input raises
     ValueError (OptionError for a player count or an option)."""
     name = register(path)
@@ -84,8 +95,13 @@ def register(path) -> str:
     if not isinstance(path, (str, Path)):
         raise ValueError(f"a rules file's path is text, not {path!r}")
     p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"no rules file at {str(path)!r}")
+    if not p.is_file():  # a shipped game's name ("chuhan"), as every command takes it
+        try:
+            p = Path(resolve(path))
+        except RulesError:
+            p = None
+        if p is None or not p.is_file():
+            raise ValueError(f"no rules file at {str(path)!r}, and no shipped game of that name")
     full = str(p.resolve())
     game = _load_rules(full)  # a file with errors raises RulesError with its diagnostics
     model = game.model
@@ -101,7 +117,7 @@ def register(path) -> str:
             k += 1
             name = f"{base}_{k}"
         _NAMES[name], _PATHS[full] = full, name
-    game_type = _game_type(name, model, pyspiel.GameType.Utility.ZERO_SUM, _spec(game))
+    game_type = _game_type(name, model, UTILITY[_returns.default_mode(model)], _spec(game))
     # the creator is a class of its own per name, as in OpenSpiel's Python games: a lambda held
     # only by OpenSpiel's registry is freed after Python has shut down, which aborts the process
     creator = _CLASSES.get(name)
@@ -114,7 +130,7 @@ def register(path) -> str:
 def _spec(game) -> dict:
     """The game parameters of a rules file and their defaults: OpenSpiel's parameter_specification."""
     limit = game.model.limit  # the rules' own 'limit N decisions' ends every game there anyway
-    spec = {"players": game.model.min_players, "seed": DEFAULT_SEED, "returns": "zero_sum",
+    spec = {"players": game.model.min_players, "seed": DEFAULT_SEED, "returns": _returns.default_mode(game.model),
             "max_decisions": limit.count if limit is not None else DEFAULT_MAX_DECISIONS}
     spec.update({k: _param_value(v) for k, v in game.default_options().items()})
     return spec
@@ -156,9 +172,8 @@ def _check_params(path: str, params: dict) -> dict:
                 raise OptionError(f"{k} is a whole number, not {v!r}")
             out[k] = v
         elif k == "returns":
-            if v not in TokenGame.RETURNS:
-                raise ValueError(f"returns is one of {', '.join(TokenGame.RETURNS)}, not {v!r}")
-            out[k] = v
+            if v is not None:  # None: the game's default
+                out[k] = _returns.check_mode(v, game.model)
         else:
             out[k] = _param_value(game.parse_option(k, v))  # OptionError names the known options
     n = out.get("players", game.model.min_players)
@@ -221,16 +236,13 @@ class RulespecGame(pyspiel.Game):
         seed = params.pop("seed")
         returns = params.pop("returns")
         max_decisions = params.pop("max_decisions")
-        if returns not in TokenGame.RETURNS:
-            raise ValueError(f"returns is one of {', '.join(TokenGame.RETURNS)}, not {returns!r}")
+        returns = _returns.check_mode(returns, game.model)
         if max_decisions < 1:
             raise OptionError(f"max_decisions is at least 1, not {max_decisions}")
         options = tuple(sorted((k, game.parse_option(k, v)) for k, v in params.items()))
         self.token_game = tg = _token_game(path, players, options, returns, max_decisions)
         self._key = (path, players, options, returns, max_decisions)
         lo, hi = tg.utility_range()
-        utility = (pyspiel.GameType.Utility.ZERO_SUM if returns == "zero_sum"
-                   else pyspiel.GameType.Utility.GENERAL_SUM)
         full = {"players": players, "seed": seed, "returns": returns, "max_decisions": max_decisions}
         full.update({k: _param_value(v) for k, v in options})
         info = pyspiel.GameInfo(
@@ -241,7 +253,7 @@ class RulespecGame(pyspiel.Game):
             max_utility=hi,
             utility_sum=0.0 if returns == "zero_sum" else None,
             max_game_length=max_decisions * max_spelling(tg))
-        super().__init__(_game_type(name, game.model, utility, spec), info, full)
+        super().__init__(_game_type(name, game.model, UTILITY[returns], spec), info, full)
         self._rng = random.Random(seed)
         self._pending: Optional[int] = None            # the engine seed the next new state takes
         self._provisional: Optional[TokenState] = None  # its state, built once looked at

@@ -18,8 +18,8 @@ The environment is a thin layer over TokenGame / TokenState (token_env.py):
 - observations: {"observation": Box float32 of ObservationEncoder.size (obs_tensor.py), built
   from the agent's own observation only; "action_mask": int8 of size V, 1 for the legal tokens
   of the agent to act, all 0 for the others} (the PettingZoo classic-games convention).
-- rewards: 0 until the game ends, then TokenState.returns() (returns="zero_sum" by default,
-  "win" or "score"). A game past max_decisions engine decisions ends truncated (every agent's
+- rewards: 0 until the game ends, then TokenState.returns() (returns="zero_sum", "win",
+  "score" or "common"; by default common in a game whose score is shared, else zero_sum). A game past max_decisions engine decisions ends truncated (every agent's
   truncation is True) with rewards 0.
 - reset(seed=S) plays the engine game of seed S (the very game `rulespec play --seed S` deals);
   reset() without a seed draws the next seed from the last seed given (from the system's
@@ -52,6 +52,7 @@ except ImportError as _e:  # pragma: no cover - depends on what is installed
 from rulespec.lang.errors import RulesError
 from .obs_tensor import shown_text
 from .token_env import TokenGame, TokenState
+from rulespec.tools.shipped_games import resolve
 
 RENDER_MODES = ("ansi",)
 LEGAL_SHOWN = 60  # render() lists at most this many legal tokens
@@ -59,12 +60,13 @@ _BIG = float(np.finfo(np.float32).max)  # bounds of tensor entries the rules do 
 
 
 def env(path, players: Optional[int] = None, render_mode: Optional[str] = None, *,
-        returns: str = "zero_sum", max_decisions: int = 20_000, illegal_reward: Optional[float] = -1.0,
+        returns: Optional[str] = None, max_decisions: int = 20_000, illegal_reward: Optional[float] = -1.0,
         rules_options: Optional[dict] = None, **options):
     """A rules file as a wrapped PettingZoo AEC environment (see the module's doc).
 
     path: the rules file; players: the player count (default: the game's minimum);
-    render_mode: None or "ansi"; returns: "zero_sum", "win" or "score"; max_decisions: engine
+    render_mode: None or "ansi"; returns: "zero_sum", "win", "score" or "common" (default: the
+    game's, returns.py: common for a shared score, else zero_sum); max_decisions: engine
     decisions before the game ends truncated; illegal_reward: what an illegal action earns its
     agent (the game then ends), or None to raise ValueError instead; every other keyword is a
     rules option (events=True), as are the entries of rules_options (for an option whose name
@@ -84,7 +86,7 @@ class raw_env(AECEnv):
     metadata = {"render_modes": list(RENDER_MODES), "name": "rulespec_v0", "is_parallelizable": False}
 
     def __init__(self, path, players: Optional[int] = None, render_mode: Optional[str] = None, *,
-                 returns: str = "zero_sum", max_decisions: int = 20_000,
+                 returns: Optional[str] = None, max_decisions: int = 20_000,
                  rules_options: Optional[dict] = None, **options):
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
@@ -94,19 +96,19 @@ class raw_env(AECEnv):
             raise ValueError(f"max_decisions is a whole number from 1, not {max_decisions!r}")
         if rules_options is not None and not isinstance(rules_options, dict):
             raise TypeError(f"rules_options is a dict of option name to value, not {type(rules_options).__name__}")
-        if returns not in TokenGame.RETURNS:
+        if returns is not None and returns not in TokenGame.RETURNS:
             raise ValueError(f"returns is one of {', '.join(TokenGame.RETURNS)}, not {returns!r}")
-        from interpreter import OptionError, load  # rulespec.load's engine link, kept lazy like it
+        from interpreter import load  # rulespec.load's engine link, kept lazy like it
         opts = dict(rules_options or {})
         opts.update(options)
         # a bad file, player count or option: the error's message says it all, no engine frames
         try:
-            game = load(path)
+            game = load(resolve(path))  # a path, or a shipped game's name
         except RulesError as err:
             raise err.with_traceback(None) from None
         try:
             tg = TokenGame(game, players, opts, returns=returns, max_decisions=max_decisions)
-        except OptionError as err:
+        except ValueError as err:  # an OptionError, or 'common' returns for a game without a score
             raise err.with_traceback(None) from None
         self.tg = tg
         self.render_mode = render_mode

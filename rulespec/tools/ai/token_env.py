@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from typing import Optional
 
+from . import returns as _returns
 from .action_codes import ActionCodec
 
 
@@ -21,13 +22,14 @@ class TokenGame:
     """A rules file for AI libraries: fixed players and options; new states, the vocabulary,
     the observation encoder and the returns."""
 
-    RETURNS = ("zero_sum", "win", "score")
+    RETURNS = _returns.MODES
 
     def __init__(self, game, players: Optional[int] = None, options: Optional[dict] = None,
-                 returns: str = "zero_sum", max_decisions: int = 20_000):
+                 returns: Optional[str] = None, max_decisions: int = 20_000):
+        """returns: a mode of returns.py ("zero_sum", "win", "score", "common"); None is the
+        game's default (common for a shared score, else zero_sum)."""
         from .obs_tensor import ObservationEncoder
-        if returns not in self.RETURNS:
-            raise ValueError(f"returns is one of {', '.join(self.RETURNS)}, not {returns!r}")
+        returns = _returns.check_mode(returns, game.model)
         self.game = game
         self.players = game.model.min_players if players is None else players
         self.options = dict(options or {})
@@ -46,12 +48,7 @@ class TokenGame:
         return TokenState(self, st)
 
     def utility_range(self) -> tuple[float, float]:
-        n = self.players
-        if self.returns_kind == "zero_sum":
-            return (-1.0 / (n - 1) if n > 1 else 0.0, 1.0)
-        if self.returns_kind == "win":
-            return (0.0, 1.0)
-        return (-1e6, 1e6)  # scores: no bound the rules state
+        return _returns.utility_range(self.returns_kind, self.players)
 
 
 class TokenState:
@@ -102,19 +99,9 @@ class TokenState:
         return f"{word} (toward: {len(hits)} actions, e.g. {hits[0].text})"
 
     def returns(self) -> list[float]:
-        st, n = self.state, self.tg.players
-        if not st.is_terminal():
-            return [0.0] * n
-        kind = self.tg.returns_kind
-        if kind == "score":
-            return [float(s) for s in st.scores()]
-        wins = st.returns()
-        if kind == "win":
-            return wins
-        w = sum(wins)
-        if w == 0 or n < 2:
-            return [0.0] * n
-        return [n / (n - 1) * ((x / w) - 1.0 / n) for x in wins]
+        """Each player's return by the game's mode (returns.py); 0 for everyone until the end,
+        and in a game stopped at max_decisions."""
+        return _returns.returns(self.tg.returns_kind, self.state)
 
     # ------------------------------------------------------------------ changing
     def apply_token(self, token: int) -> None:

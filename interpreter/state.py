@@ -545,6 +545,19 @@ class State(Observation, CopyOnWrite):
         else:
             self._push(act.effect, env)
 
+    def action_cards(self, action: Action) -> list:
+        """The cards a legal action (one of legal_actions() now) uses: those its text names (its
+        card choices; a face-down pick names none) and, for an action or conversion a card gives,
+        that card.  For tools that draw a table: which cards to click for which actions.  Some may
+        be cards a player cannot see (ask can_see_card); nothing here changes the state."""
+        name = action.name
+        act = None if name == CHOICE or name == NO_RESPONSE else self.prog.actions[name]
+        cards = self._named_cards(action, act) if act is None or act.card_slots else []
+        givers = [v.get("giver") for _, v in action.params if type(v) is dict]  # a card used by a conversion
+        if act is not None and act.ability is not None:
+            givers.append(dict(action.params).get("self"))
+        return cards + [c for c in givers if c is not None and c not in cards]
+
     def _named_cards(self, chosen: Action, act) -> list:
         """The cards a decision's text names: the values of its card choices (face-down picks
         name no card)."""

@@ -761,3 +761,36 @@ phase p { actions name_suit after {} next p }
     assert st.legal_action_strings() == ["name_suit spades", "name_suit clubs"]
     st.apply("name_suit clubs")
     assert st.is_terminal() and st.vars[0] == "clubs"
+
+
+def test_action_cards_are_the_cards_an_action_uses():
+    """State.action_cards: the cards a decision's text names (its card choices; a face-down pick
+    names none), and for an ability or conversion a card gives, that card; nothing changes."""
+    sgs = interpreter.load(ROOT / "games" / "sanguosha.rules")
+    st = sgs.new_state(players=6, seed=3)
+    rng = random.Random(1)
+    label = sgs.prog.card_label
+    seen = {"choice": False, "ability": False, "conversion": False, "none": False}
+    for _ in range(600):
+        if st.is_terminal():
+            break
+        before = st.to_json()
+        for a in st.legal_actions():
+            cards = [label(st, c) for c in st.action_cards(a)]
+            named = [x for x in cards if x in a.text]
+            act = sgs.prog.actions.get(a.name)
+            if act is not None and act.ability is not None:  # given by a card: that card (the general) is one
+                assert label(st, dict(a.params)["self"]) in cards
+                seen["ability"] = True
+            elif any(type(v) is dict and v.get("via") for _, v in a.params):
+                assert cards, a.text  # a card used as another: its own cards, and the card that gives the conversion
+                seen["conversion"] = True
+            elif a.name == "(choice)" and cards:
+                assert named == cards, a.text  # a choice of cards: the cards its text names, each by its label
+                seen["choice"] = True
+            elif a.text in ("no response", "decline") or "face-down" in a.text:
+                assert cards == [], a.text
+                seen["none"] = True
+        assert st.to_json() == before
+        st.apply(rng.choice(st.legal_actions()))
+    assert all(seen.values()), seen

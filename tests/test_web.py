@@ -145,24 +145,25 @@ def seat_knowledge(st, seat: int):
 
 PAGE_CONTENT = """() => {
   // every text node, also of closed or hidden elements; the one script with text is the rules'
-  // meta data (per-player variables, zone docs), compared whole with the rules by the test
+  // meta data (layout, words, card faces), compared whole with the rules by the test
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   const parts = [], scripts = [];
   while (walker.nextNode()) {
     const n = walker.currentNode;
     (n.parentNode.tagName === 'SCRIPT' ? scripts : parts).push(n.nodeValue);
   }
+  // a card is its face's label, or a back ("hidden card")
+  const label = c => c.classList.contains('back') ? 'hidden card' : c.dataset.label;
   const zones = {};
-  document.querySelectorAll('#zones .zone').forEach(z => {
-    const count = z.querySelector('.count');
-    zones[z.dataset.zone] = {cards: Array.from(z.querySelectorAll('.card')).map(c => c.textContent),
-                             count: count ? parseInt(count.dataset.count, 10) : null};
+  document.querySelectorAll('[data-zone]').forEach(z => {
+    zones[z.dataset.zone] = {cards: Array.from(z.querySelectorAll('.card.face')).map(c => c.dataset.label),
+                             count: z.dataset.count !== undefined ? parseInt(z.dataset.count, 10) : null};
   });
   return {text: document.body.innerText + '\\n' + parts.join('\\n'),
-          cards: Array.from(document.querySelectorAll('.card')).map(c => c.textContent),
+          cards: Array.from(document.querySelectorAll('.card')).map(label),
           zones, scripts,
           stack: Array.from(document.querySelectorAll('#stack li.entry')).map(
-              li => Array.from(li.querySelectorAll('.card')).map(c => c.textContent))};
+              li => Array.from(li.querySelectorAll('.card')).map(label))};
 }"""
 
 
@@ -230,11 +231,27 @@ def test_secrecy_check_sees_a_leak_without_a_browser():
 
 # ---------------------------------------------------------------------- the server's JSON
 VIEW_KEYS = {"kind", "game", "seat", "seat_name", "players", "agents", "options", "version", "observation",
-             "log", "error"}
+             "actions", "log", "error"}
 
 
 def _session(app, key):
     return app.state.store.session(key)
+
+
+def assert_actions_are_the_legal_ones(view: dict, st, seat: int) -> None:
+    """The view's `actions` are the observation's legal actions, in order, each with the cards it
+    uses that the seat sees (State.action_cards), by zone and label, and no other card."""
+    obs = view["observation"]
+    assert [a["text"] for a in view["actions"]] == obs["legal_actions"]
+    by_text = {a.text: a for a in st.legal_actions()} if obs["legal_actions"] else {}
+    for a in view["actions"]:
+        want = {(st.prog.slots[st.where[c]].name, st.prog.card_label(st, c))
+                for c in st.action_cards(by_text[a["text"]]) if st.can_see_card(c, seat)}
+        assert {tuple(x) for x in a["cards"]} == want, a
+        for zone, label in a["cards"]:  # a card the observation shows in that zone
+            z = obs["zones"][zone]
+            assert label in z.get("cards", []) + z.get("shown", []), a
+        assert a["name"] == by_text[a["text"]].name
 
 
 def test_json_view_is_the_seats_observation_only(server):
@@ -251,6 +268,7 @@ def test_json_view_is_the_seats_observation_only(server):
     _, visible, hidden = seat_knowledge(st, 0)
     text = json.dumps(view)
     assert not [n for n in hidden if LETTER.search(n) and _occurs(n, text)]
+    assert_actions_are_the_legal_ones(view, st, 0)
     # playing on: each answer is again the seat's view of the new position
     rng = random.Random(3)
     for _ in range(8):
@@ -261,6 +279,7 @@ def test_json_view_is_the_seats_observation_only(server):
         assert status == 200, view
         assert set(view) == VIEW_KEYS and view["observation"] == st.observation(0)
         assert view["log"] == st.log_lines(0)
+        assert_actions_are_the_legal_ones(view, st, 0)
         assert st.current_player == 0 or st.is_terminal()  # the agent played until P1 must decide
 
 
@@ -950,7 +969,8 @@ def test_html_in_names_and_log_lines_stays_text_in_the_browser(browser, hostile)
     page.keyboard.press("End")
     page.wait_for_function("() => document.body.dataset.step !== '0' && document.body.dataset.busy === ''")
     assert page.inner_text("#replay-head").startswith(HOSTILE + ".json (replay)")
-    assert f"red {HOSTILE}" in page.inner_text("#zones") and page.evaluate(INJECTED) == [True, 0]
+    # (text_content: a long pile shows its top cards, the ones under them are in the page, folded)
+    assert f"red {HOSTILE}" in page.text_content("#zones") and page.evaluate(INJECTED) == [True, 0]
     page.goto(base + "/rules")
     page.wait_for_selector("pre.mermaid svg", timeout=30_000)
     assert f"Duel {HOSTILE}" in page.inner_text("h1") and page.evaluate(INJECTED) == [True, 0]
@@ -980,8 +1000,11 @@ def test_a_hand_held_facing_away_and_a_top_public_pile_in_the_browser(browser):
             problems = secrecy_problems(session.state, 0, content, w.sent)
             assert not problems, f"after {decisions} of P1's decisions: " + "; ".join(problems)
             w.sent.clear()
-            own = page.inner_text("[data-zone='hand[P1]']")
-            assert "hidden card" in own or "empty" in own, own
+            own = page.eval_on_selector("[data-zone='hand[P1]']", "z => [z.dataset.count, z.querySelectorAll("
+                                        "'.card.back').length, z.querySelectorAll('.card.face').length]")
+            count = session.state.observation(0)["zones"]["hand[P1]"]["count"]
+            # a count to P1, each card a back in its place (the ones P1 knows are drawn as well)
+            assert own[0] == str(count) and own[1] == count, own
             for label in ("top:", "you know:"):
                 if label in page.inner_text("#zones"):
                     seen.add(label)
@@ -1000,3 +1023,140 @@ def test_a_ranged_int_option_is_a_number_field_with_its_bounds():
     assert 'type="number" step="1" min="1" max="4" name="opt_seat" value="1"' in options_fieldset(game, "Options")
     with pytest.raises(Exception, match="option 'seat' is a whole number from 1 to 4, not 9"):
         parse_options(game, {"seat": "9"})
+
+
+# ---------------------------------------------------------------------- the table
+SANGUOSHA = str(ROOT / "games" / "sanguosha.rules")
+CHARUMA = str(ROOT / "games" / "charuma.rules")
+# the seed of a San Guo Sha game at 6 players in which, after P1's random moves (the same seed),
+# P3 uses a Fire Attack on P1 and P1 may answer it: the stack holds a card in play
+SANGUOSHA_WINDOW = 14
+
+
+def _open_table(w: Watched, base: str, players: int, seed: int) -> str:
+    """A game of `players` with P1 the human (the others random agents), made by the page's
+    own client: its id."""
+    made = w.page.evaluate("""async ([players, seed]) => {
+        const r = await fetch('/api/games', {method: 'POST', headers: {'Content-Type': 'application/json'},
+                                             body: JSON.stringify({players, seed, seat: 0})});
+        return await r.json(); }""", [players, seed])
+    return made["id"]
+
+
+def _advance(session, seed: int, until=lambda st: False, limit: int = 400) -> None:
+    """P1's decisions, at random (seeded), played on the server until `until` holds or `limit`."""
+    rng = random.Random(seed)
+    for _ in range(limit):
+        st = session.state
+        if st.is_terminal() or until(st):
+            return
+        session.act(rng.choice(st.legal_action_strings()), session.version)
+
+
+def _show(w: Watched, base: str, key: str) -> None:
+    w.page.goto(f"{base}/game/{key}")
+    w.page.wait_for_function("() => document.body.dataset.version !== undefined")
+
+
+def _table_problems(session, w: Watched) -> list:
+    """What is wrong with the table drawn for P1: the secrecy check, every seat once (P1's at the
+    bottom), and each other seat's hidden hand drawn as a back with its count."""
+    st = session.state
+    problems = secrecy_problems(st, 0, w.content(), w.sent)
+    seats = w.page.eval_on_selector_all(".seat", "s => s.map(x => x.dataset.player)")
+    if sorted(seats) != sorted(f"P{p + 1}" for p in range(st.n)):
+        problems.append(f"the seats drawn are {seats}")
+    if w.page.get_attribute(".seat.bottom", "data-player") != "P1":
+        problems.append("P1's seat is not at the bottom")
+    for name, z in st.observation(0)["zones"].items():
+        if "count" in z and z["count"] > len(z.get("shown", [])) and name.startswith("hand["):
+            backs = w.page.eval_on_selector_all(f"[data-zone='{name}'] .card.back", "bs => bs.length")
+            if not backs:
+                problems.append(f"{name}: {z['count']} hidden cards but no card back")
+    return problems
+
+
+def test_a_table_of_ten_fits_a_1280_pixel_window(browser):
+    """San Guo Sha at 10 players: every seat around the table, nothing wider than the window
+    (no horizontal scroll bar), hidden cards as backs, and nothing P1 may not see."""
+    app = make_app(interpreter.load(SANGUOSHA))
+    with running(app) as base:
+        w = Watched(browser)  # 1280 x 900
+        w.page.goto(base + "/")
+        key = _open_table(w, base, 10, 5)
+        session = _session(app, key)
+        _advance(session, 5, limit=30)
+        _show(w, base, key)
+        assert not _table_problems(session, w)
+        widths = w.page.evaluate("""() => [document.documentElement.scrollWidth, document.body.scrollWidth,
+            Math.max(...Array.from(document.querySelectorAll('.seat, .card, .zone, button')).map(
+                e => e.getBoundingClientRect().right))]""")
+        assert max(widths) <= 1280, widths
+        assert w.page.evaluate("() => window.innerWidth") == 1280
+        assert not w.errors, w.errors
+        w.page.close()
+
+
+def test_clicking_a_card_offers_the_actions_that_use_it(browser):
+    app = make_app(interpreter.load(SANGUOSHA))
+    with running(app) as base:
+        w = Watched(browser)
+        w.page.goto(base + "/")
+        key = _open_table(w, base, 6, 3)
+        session = _session(app, key)
+
+        def several_uses(st):  # P1's turn, with actions that use a card of P1's hand and others that do not
+            uses = [st.action_cards(a) for a in st.legal_actions()]
+            return st.phase == "play" and st.current_player == 0 and any(uses) and not all(uses)
+        _advance(session, 3, several_uses)
+        st = session.state
+        assert several_uses(st), "P1 never had such a turn: pick another seed"
+        _show(w, base, key)
+        assert not _table_problems(session, w)
+        label = w.page.eval_on_selector_all(".at-hand .card.playable", "cs => cs.map(c => c.dataset.label)")[0]
+        want = [a.text for a in st.legal_actions()  # the actions that use that card of P1's hand
+                if ("hand[P1]", label) in {(st.prog.slots[st.where[c]].name, st.prog.card_label(st, c))
+                                           for c in st.action_cards(a)}]
+        shown = "bs => bs.filter(b => b.offsetParent !== null).map(b => b.dataset.action)"
+        every = w.page.eval_on_selector_all("button.action", shown)
+        assert sorted(every) == sorted(st.legal_action_strings()) and len(every) > len(want) > 0
+        w.page.click(f".at-hand .card.playable[data-label='{label}']")
+        assert w.page.eval_on_selector_all("button.action", shown) == want
+        assert w.page.inner_text("#card-note").startswith(f"With {label}: {len(want)} action")
+        assert label in w.page.inner_text("#card-info")
+        w.page.click(f".at-hand .card[data-label='{label}']")  # the card again: every action
+        assert sorted(w.page.eval_on_selector_all("button.action", shown)) == sorted(every)
+        w.page.click(f".at-hand .card[data-label='{label}']")
+        _click_action(w.page, want[0])  # the action, from the card: played
+        assert want[0] in session.state.history
+        assert not w.errors, w.errors
+        w.page.close()
+
+
+@pytest.mark.parametrize("rules, players, seed, name, until", [
+    (CHUHAN, 2, GAME_SEED, "chuhan",  # a trick going on, a card with a power in P1's hand
+     lambda st: len(st.history) >= 30 and st.current_player == 0 and st.observation(0)["zones"]["trick"]["cards"]
+     and any(LETTER.search(c) for c in st.observation(0)["zones"]["hand[P1]"]["cards"])),
+    (CHARUMA, 4, 2, "charuma", lambda st: st.phase == "trick" and len(st.history) >= 100 and st.current_player == 0),
+    (SANGUOSHA, 6, SANGUOSHA_WINDOW, "sanguosha6",  # P1 may answer a card in play
+     lambda st: st.observation(0)["decision"]["kind"] == "response" and st.current_player == 0
+     and any(e["cards"] for e in st.observation(0)["stack"]) and len(st.legal_actions()) > 1),
+])
+def test_the_seed_games_drawn_as_tables(browser, shots, rules, players, seed, name, until):
+    """Chu Han, Charuma and San Guo Sha at 6 players as P1 sees them mid-game (docs/img/table_*.png)."""
+    app = make_app(interpreter.load(rules))
+    with running(app) as base:
+        w = Watched(browser)
+        w.page.goto(base + "/")
+        key = _open_table(w, base, players, seed)
+        session = _session(app, key)
+        _advance(session, seed, until)
+        assert until(session.state), "the position for the picture never came: pick another seed"
+        _show(w, base, key)
+        assert not _table_problems(session, w)
+        obs = session.state.observation(0)
+        if obs["stack"]:  # the stack as cards in play, top first
+            assert w.page.eval_on_selector_all("#stack li.entry .effect", "es => es.length") == len(obs["stack"])
+        w.page.screenshot(path=str(shots / f"table_{name}.png"), full_page=True)
+        assert not w.errors, w.errors
+        w.page.close()

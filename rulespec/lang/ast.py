@@ -662,6 +662,30 @@ class ModifyDecl:
     span: Span
 
 
+@node
+class DisplayEntry:
+    """One name of a display clause, with the caption a variable may carry (``health "HP"``)."""
+    name: str
+    caption: Optional[str]
+    span: Span
+
+
+@node
+class DisplayClause:
+    """``seat health, side`` inside a display block: a clause word and its names."""
+    word: Ident
+    entries: tuple  # of DisplayEntry
+    span: Span
+
+
+@node
+class DisplayDecl:
+    """``display { seat VARS  table VARS  hand ZONES  aside ZONES  suit P  rank P  colour P }``: how a
+    table of this game is drawn (``rulespec serve``).  It changes nothing in play."""
+    clauses: tuple  # of DisplayClause
+    span: Span
+
+
 _FIELD_NAMES: dict = {}  # node class -> the names of its fields but span (walks are hot: the checker, the compiler)
 
 

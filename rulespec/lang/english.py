@@ -626,6 +626,27 @@ class English:
         return (f"A game that has not ended after {limit.count:,} decisions (every choice a player makes counts "
                 f"one) stops there; {self.winners(limit.winners)}." + (f" {limit.doc}" if limit.doc else ""))
 
+    def display(self, lay) -> str:
+        """How a table of the game is drawn (display.layout of the rules' 'display' block)."""
+        def names(xs):
+            xs = [words(x) for x in xs]
+            return xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + " and " + xs[-1]
+        parts = []
+        if lay.seat:
+            parts.append(f"each seat shows {names(c for _, c in lay.seat)}")
+        if lay.table:
+            parts.append(f"the centre shows {names(c for _, c in lay.table)}")
+        if lay.hand:
+            parts.append(f"the cards of {names(lay.hand)} are held in the hand, the other zones of a player "
+                         f"lie in front of their seat")
+        if lay.aside:
+            parts.append(f"{names(lay.aside)} {'is' if len(lay.aside) == 1 else 'are'} left off the table")
+        face = [f"its {words(p)} {what}" for p, what in ((lay.suit, "as a suit symbol"), (lay.rank, "in the corner"),
+                                                         (lay.colour, "as its colour")) if p]
+        if face:
+            parts.append("a card shows " + names(face))
+        return ("Drawn as a table (`rulespec serve`): " + "; ".join(parts) + ".") if parts else ""
+
     def _s_Log(self, s):
         return []  # log lines change nothing: the rulebook leaves them out
 

@@ -53,7 +53,7 @@ _TOKEN_RE = re.compile(r"""
 
 # the rules (or aliases) whose trees are the items of a file or of a { } body: a line that
 # starts with one of them is indented by its brace depth
-_CONTAINERS = ("decl", "game_item", "card_item", "ability_item", "action_item", "effect_item",
+_CONTAINERS = ("decl", "game_item", "card_item", "ability_item", "action_item", "effect_item", "display_item",
                "conversion_item", "phase_item", "stmt")
 
 # keywords after which an expression starts: a '-' after them is unary, a '(' or '[' after them

@@ -141,6 +141,19 @@ class VarInfo:
 
 
 @attrs.define(slots=False)  # no __setstate__: the model cache unpickles it in C
+class DisplayInfo:
+    """A checked ``display`` block: how a table of the game is drawn.  A clause the block does not
+    give is None here (display.py supplies the default); nothing in it changes play."""
+    seat: Optional[tuple] = None   # ((per-player variable, caption or None), ...) shown on every seat
+    table: Optional[tuple] = None  # ((shared variable, caption or None), ...) shown in the centre
+    hand: Optional[tuple] = None   # per-player zones held in the hand
+    aside: Optional[tuple] = None  # zones left off the table
+    suit: Optional[str] = None     # the enum property drawn as a suit symbol
+    rank: Optional[str] = None     # the property printed in a card's corner
+    colour: Optional[str] = None   # the enum property whose member colours a card
+
+
+@attrs.define(slots=False)  # no __setstate__: the model cache unpickles it in C
 class Model:
     path: str
     source: str
@@ -176,6 +189,7 @@ class Model:
     label: Optional[A.ScoreClause] = None          # how a card is shown
     limit: Optional[A.Limit] = None                # the rules' bound on a game's length (decisions)
     lasting_looks: bool = False                    # a 'look ... until moved' gives lasting knowledge of cards
+    display: Optional[DisplayInfo] = None          # the 'display' block, if the rules have one
 
     def type_of(self, node) -> Type:
         return self.types[node]

@@ -183,6 +183,15 @@ class DeclarationsToAst(Transformer_NonRecursive):
         args = tuple(str(t) for t in c[1:-2] if t is not None)
         return A.ModifyDecl(_ident(c[0]), args, c[-2], c[-1], _span_of_meta(meta))
 
+    def display_entry(self, meta, c):
+        return A.DisplayEntry(str(c[0]), unquote(c[1]) if c[1] is not None else None, _span_of_meta(meta))
+
+    def display_clause(self, meta, c):
+        return A.DisplayClause(_ident(c[0]), tuple(c[1:]), _span_of_meta(meta))
+
+    def display_decl(self, meta, c):
+        return A.DisplayDecl(tuple(c), _span_of_meta(meta))
+
     def offered_clause(self, meta, c):
         return ("offered", tuple(_ident(t) for t in c), _span_of_meta(meta))
 

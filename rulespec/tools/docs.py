@@ -12,6 +12,7 @@ from pathlib import Path
 
 from rulespec.lang import ast as A
 from rulespec.lang.checker.face_down import face_down_reads
+from rulespec.lang.display import layout
 from rulespec.lang.english import English, by_position, words
 from rulespec.lang.graph import to_mermaid
 from rulespec.lang.model import Model
@@ -184,6 +185,10 @@ class Rulebook:
             vrows.append([words(v.name), "each player" if v.per_player else "the game", start, v.doc or ""])
         if vrows:
             out += [_h(3, "What the game keeps track of"), _table(["name", "kept for", "starts at", "notes"], vrows)]
+        if m.display is not None:  # the rules say how their table is drawn: say it too (it changes no rule)
+            table = self.en.display(layout(m))
+            if table:
+                out += [_h(3, "At the table"), _p(table)]
         return out
 
     def _phase_order(self) -> list:

@@ -141,10 +141,13 @@ class DeclarationsPass:
                     self.events[d.name] = d
             elif isinstance(d, A.TriggerDecl):
                 self.register(d)
+            elif isinstance(d, A.DisplayDecl):
+                self.display_decls.append(d)
         # cards need properties and enums
         for d in decls:
             if isinstance(d, A.CardDecl):
                 self.card_info(d)
+        self.display = self.check_display(self.display_decls)  # every name it may list is known now
         if self.game is None:
             self.error(A.NOWHERE, "there is no 'game' block", "start the file with: game \"Name\" { players 2..4 }")
         if not self.phases:

@@ -12,6 +12,7 @@ from ..model import CardInfo, EnumInfo, Model, OptionInfo, PropertyInfo, VarInfo
 from .bodies import BodiesPass
 from .choices import ChoicesPass
 from .declarations import DeclarationsPass
+from .display import DisplayPass
 from .effects import EffectsPass
 from .expressions import ExpressionsPass
 from .face_down import FaceDownPass
@@ -20,7 +21,7 @@ from .statements import StatementsPass
 
 
 class Checker(DeclarationsPass, BodiesPass, ChoicesPass, EffectsPass, StatementsPass, ExpressionsPass,
-              LintsPass, FaceDownPass):
+              LintsPass, FaceDownPass, DisplayPass):
     """The checker of one rules file: run() fills the tables below, pass after pass, and gives
     the Model (or raises RulesError with every diagnostic)."""
 
@@ -59,6 +60,8 @@ class Checker(DeclarationsPass, BodiesPass, ChoicesPass, EffectsPass, Statements
         self.game: Optional[A.GameDecl] = None
         self.lasting_looks = False  # does a 'look ... until moved' give players lasting knowledge?
         self.global_names: dict[str, tuple] = {}  # bare name -> (kind, span)
+        self.display_decls: list[A.DisplayDecl] = []  # the 'display' blocks (one is allowed)
+        self.display = None                            # the first, checked (model.DisplayInfo)
 
     # ------------------------------------------------------------------ reporting
     def error(self, span: A.Span, msg: str, hint: Optional[str] = None) -> None:
@@ -90,7 +93,7 @@ class Checker(DeclarationsPass, BodiesPass, ChoicesPass, EffectsPass, Statements
                      effects=self.effects, events=self.events, triggers=self.triggers,
                      conversions=self.conversions, rules=self.rules_, modifies=self.modifies,
                      abilities=self.abilities, label=g.label, limit=g.limit,
-                     lasting_looks=self.lasting_looks)
+                     lasting_looks=self.lasting_looks, display=self.display)
 
 
 def check(rules: A.RulesFile) -> Model:

@@ -320,6 +320,11 @@ class Index:
                 if n.elem is not None:
                     stack.append((n.elem, (n, "elem")))
                 continue
+            if t is A.DisplayClause:  # 'seat health, side': variables, zones, or a property (suit rank colour)
+                ns = "property" if n.word.name in ("suit", "rank", "colour") else "global"
+                for e in n.entries:
+                    self.use_at(e.name, ns, e.span.line, e.span.col)
+                continue
             if t is A.CardField:
                 self.use_at(n.name, "property", n.span.line, n.span.col)
                 stack.append((n.value, (n, "value")))

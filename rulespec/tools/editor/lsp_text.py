@@ -18,7 +18,7 @@ from rulespec.lang import ast as A
 from rulespec.lang.diagnostics import Diagnostic
 
 DECL_KEYWORDS = ("game", "enum", "option", "property", "card", "zone", "var", "def", "action", "phase",
-                 "invariant", "effect", "event", "trigger", "conversion", "rule", "modify")
+                 "invariant", "effect", "event", "trigger", "conversion", "rule", "modify", "display")
 _CHUNK_START = re.compile(r"^(?:%s)\b" % "|".join(DECL_KEYWORDS), re.M)
 
 # the language's keywords (for completion and to tell a keyword from a name)

@@ -6,12 +6,13 @@ import json
 from html import escape
 
 from .sessions import AGENT_KINDS
+from .table import rules_meta
 
 
 def _page(title: str, body: str, scripts: tuple = (), data: dict = None, meta: dict = None) -> str:
     attrs = "".join(f' data-{k}="{escape(str(v))}"' for k, v in (data or {}).items())
     js = "".join(f'<script src="/static/{s}"></script>' for s in scripts)
-    if meta is not None:  # facts of the rules (not of a game): which variables are per player, the zones' docs
+    if meta is not None:  # facts of the rules (not of a game): the layout, words and docs, card faces (table.py)
         text = json.dumps(meta).replace("<", "\\u003c")
         js = f'<script type="application/json" id="meta">{text}</script>' + js
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -108,24 +109,19 @@ its phase diagram.</p></section>
     return _page(f"{m.name}: rulespec", body, ("start.js",))
 
 
-def rules_meta(game) -> dict:
-    m = game.model
-    return {"per_player_vars": [n for n, v in m.vars.items() if v.per_player],
-            "zone_docs": {n: z.doc for n, z in m.zones.items() if z.doc}}
-
-
 def _board(log_title: str) -> str:
-    """The parts view.js fills, shared by a game and a replay: status, actions, stack, zones,
-    variables and the log."""
+    """The parts view.js fills, shared by a game and a replay: the status, the table (seats around
+    it, the centre with the stack, your seat at the bottom), and beside it the actions, the card
+    picked, the log and every fact in words (the raw names folded away)."""
     return f"""<section id="status" class="status"></section>
+<div class="play-area">
+<div class="table-col"><div id="zones" class="felt"></div></div>
+<div class="side-col">
 <section id="actions-panel" class="actions-panel"></section>
-<div class="columns">
-<div class="col">
-<section><h2>Stack</h2><div id="stack"></div></section>
-<section><h2>Zones</h2><div id="zones"></div></section>
-<section><h2>Variables</h2><div id="vars"></div></section>
+<section id="card-info" class="card-info" hidden></section>
+<section><h2>{log_title}</h2><ol id="log" class="log"></ol></section>
+<section><h2>Facts</h2><div id="vars"></div></section>
 </div>
-<div class="col"><section><h2>{log_title}</h2><ol id="log" class="log"></ol></section></div>
 </div>
 </main>"""
 

@@ -2,10 +2,10 @@
 
 The secrecy rule: what a game sends its human seat is built only from
 ``State.observation(seat)``, ``State.log_lines(seat)`` (and the seat's own legal actions,
-which the observation holds when the seat is to act), plus the settings the human chose
-(game name, seats, agents).  Nothing is read from the omniscient state for a player's view;
-see ``GameSession.view``.  A replay may show the omniscient view (``observation(None)``), and
-says so.
+which the observation holds when the seat is to act, with the cards each uses among those the
+observation shows: table.action_cards), plus the settings the human chose (game name, seats,
+agents).  Nothing is read from the omniscient state for a player's view; see ``GameSession.view``.
+A replay may show the omniscient view (``observation(None)``), and says so.
 """
 from __future__ import annotations
 
@@ -125,11 +125,14 @@ class GameSession:
 
     def view(self) -> dict:
         """Everything the human's page shows.  Built ONLY from observation(seat), log_lines(seat)
-        (the legal actions are in the observation) and the game's settings."""
+        (the legal actions are in the observation; `actions` says which of the cards the seat
+        sees each of them uses) and the game's settings."""
+        from .table import action_cards  # imported here: `rulespec --help` reads this module's limits
         st = self.state
+        obs = st.observation(self.seat)
         return {"kind": self.kind, "game": self.game.name, "seat": self.seat, "seat_name": player_label(self.seat),
                 "players": st.n, "agents": self.agent_kinds, "options": self.options,
-                "version": self.version, "observation": st.observation(self.seat),
+                "version": self.version, "observation": obs, "actions": action_cards(st, self.seat, obs),
                 "log": st.log_lines(self.seat), "error": self.error}
 
 
@@ -217,6 +220,7 @@ class ReplaySession:
             # a seat sees the text of its own next decision only; the omniscient view every one
             nxt = {"who": player_label(who),
                    "action": self.texts[k] if viewer is None or viewer == who else None}
+        from .table import action_cards
         obs = st.observation(viewer)
         if viewer is not None and st.current_player != viewer:
             obs["legal_actions"] = []
@@ -224,7 +228,7 @@ class ReplaySession:
                 "players": self.players, "seed": self.seed, "options": self.options, "step": k,
                 "steps": self.steps, "viewer": "all" if viewer is None else viewer,
                 "omniscient": viewer is None, "next": nxt, "note": self.note, "recorded": self.recorded,
-                "observation": obs, "log": st.log_lines(viewer)}
+                "observation": obs, "actions": action_cards(st, viewer, obs), "log": st.log_lines(viewer)}
 
 
 def _match_log(st, k: int, text: str, record: dict, settings: str) -> None:

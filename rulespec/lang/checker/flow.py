@@ -1,0 +1,445 @@
+"""The static information-flow check: warnings where a publicly observable effect of the rules
+depends on a card some player may not see, with nothing in between that makes it public.
+
+Each value gets two labels, each the set of the reads (spans) it comes from (empty: public):
+``secret`` -- the value itself tells something about hidden cards (a property of a face-down card,
+whether a hidden hand holds a red card, how many cards of it are red); ``hidden`` -- the value
+*is* cards some player may not see (a hidden hand, a card drawn from the stock).  Hidden cards
+are no leak by themselves (observations and logs show them as "hidden card" or a count, and
+the count of a whole zone is public); what is read *from* them is secret.  Control flow carries
+a label too (``pc``): an `if`, a loop or a choice on a secret value labels every effect inside it.
+
+What makes a value public again: `announce` (an arm of an `if` whose first statement is an
+`announce` states the outcome, so it is no secret branch), `reveal`, a move of the cards into a
+zone everyone sees, the player's own choice (a choice's non-card answer), the end of the game.
+The analysis runs to a fixpoint over what flows between declarations (card variables, stack
+entry fields, event fields, events emitted in a secret branch), then reports once.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from .. import ast as A
+
+# The findings, one code each (the lead wires these to the diagnostics' code field).
+CODES = {
+    "secrecy-log": "a log line depends on cards some player may not see",
+    "secrecy-var": "a public variable is set from cards some player may not see",
+    "secrecy-target": "who acts, is asked or is targeted depends on cards some player may not see",
+    "secrecy-end": "the end of the game or its winners depend on cards some player may not see",
+    "secrecy-move": "which or how many cards move depends on cards some player may not see",
+    "secrecy-phase": "the next phase depends on cards some player may not see",
+}
+_HINT = "'announce' the outcome first (an arm that starts with 'announce' is public), or 'reveal' the cards"
+_CARDISH = ("card", "list", "zone", "use", "play")
+_COUNTS = ("count",)  # a whole zone's count is public
+
+
+NONE = frozenset()
+
+
+class Val:
+    """The labels of one value: secret (it tells about hidden cards), hidden (it is such cards),
+    each the set of the reads (spans) it comes from: empty when public."""
+    __slots__ = ("secret", "hidden")
+
+    def __init__(self, secret: frozenset = NONE, hidden: frozenset = NONE):
+        self.secret, self.hidden = secret, hidden
+
+
+PUBLIC = Val()
+
+
+def _either(*labels) -> frozenset:
+    """The union of some labels (most are empty: keep the common case cheap)."""
+    out = NONE
+    for x in labels:
+        if x:
+            out = out | x if out else x
+    return out
+
+
+def _one(span) -> frozenset:
+    return frozenset((span,))
+
+
+class FlowPass:
+    """Mixin of the Checker: the information-flow check (run after the bodies are checked)."""
+
+    def check_flow(self) -> None:
+        self._fl_cardvars: dict = {}   # card variable -> the reads of hidden cards it may hold
+        self._fl_fields: dict = {}     # stack entry / event field -> Val of what it may hold
+        self._fl_events: dict = {}     # event -> the reads of a secret branch that emits it
+        self._fl_revealed: set = set()  # reads whose cards some statement shows to everyone
+        for _ in range(6):  # to a fixpoint of what flows between declarations
+            before = self._fl_state()
+            self._fl_found: dict = {}
+            self._fl_defs: dict = {}
+            self._fl_shown: frozenset = NONE  # zones (name, index as written or "*") shown in this decision
+            self._fl_ending = False           # inside a block that ends the game
+            self._fl_all_decls()
+            if self._fl_state() == before:
+                break
+        for (span, code), (msg, reads) in sorted(self._fl_found.items()):
+            left = reads - self._fl_revealed
+            if left:
+                read = min(left)
+                self.warning(span, f"{msg} (read at {read.line}:{read.col}) [{code}]", _HINT)
+
+    def _fl_state(self):
+        return (len(self._fl_revealed), {k: len(v) for k, v in self._fl_cardvars.items()},
+                {k: (len(v.secret), len(v.hidden)) for k, v in self._fl_fields.items()},
+                {k: len(v) for k, v in self._fl_events.items()})
+
+    # ------------------------------------------------------------------ declarations
+    def _fl_all_decls(self) -> None:
+        g = self.game
+        for a in self.actions.values():
+            env = {}
+            for p in a.params:
+                env[p.name] = self._fl_param(p, env)
+            if a.effect is not None:
+                self._fl_block(a.effect, env, NONE)
+        for p in self.phases.values():
+            if p.actor is not None:
+                self._fl_sink(self._fl_expr(p.actor, {}).secret, p.actor.span, "secrecy-target",
+                              "who acts in this phase depends on hidden cards")
+            for blk in (p.enter, p.after, p.exit):
+                if blk is not None:
+                    # the start's enter, before any shuffle or deal: the deck is as everyone knows it
+                    known = blk is p.enter and g is not None and g.start is not None and g.start.name == p.name
+                    self._fl_block(blk, {"$known": True} if known else {}, NONE)
+            if p.end_when is not None:
+                self._fl_sink(self._fl_expr(p.end_when, {}).secret, p.end_when.span, "secrecy-phase",
+                              "when this phase ends depends on hidden cards")
+            for n in p.nexts:
+                if n.cond is not None:
+                    self._fl_sink(self._fl_expr(n.cond, {}).secret, n.cond.span, "secrecy-phase",
+                                  "which phase comes next depends on hidden cards")
+        for e in self.effects.values():
+            for blk in (e.resolve, e.cancelled):
+                if blk is not None:
+                    self._fl_block(blk, {}, NONE)
+        for t in self.triggers:
+            env = {}
+            for name, _ in self.event_params(t.event.name):
+                env[name] = self._fl_fields.get(("event", t.event.name, name), PUBLIC)
+            pc = self._fl_events.get(t.event.name, NONE)
+            if t.when is not None:
+                pc = _either(pc, self._fl_expr(t.when, env).secret)
+            self._fl_block(t.body, env, pc)
+
+    def _fl_param(self, p: A.ActionParam, env: dict) -> Val:
+        """A choice: the chooser's answer is theirs to give; cards chosen may be hidden from others."""
+        if p.kind in ("card", "cards", "use") and p.domain is not None:
+            return Val(NONE, self._fl_expr(p.domain, env).hidden)
+        return PUBLIC
+
+    # ------------------------------------------------------------------ statements
+    def _fl_block(self, b: A.Block, env: dict, pc: frozenset) -> None:
+        """A block runs within one decision: what it reveals anywhere at its top level (or in a
+        loop there) is shown when the decision is over, so reads of those zones in it tell nothing;
+        a block that ends the game shows everything (only whether it runs may leak)."""
+        env = dict(env)
+        stmts = b.stmts
+        shown, ending = _shown_zones(stmts), any(isinstance(s, A.EndGame) for s in stmts)
+        saved = self._fl_shown, self._fl_ending
+        if shown:
+            self._fl_shown = self._fl_shown | shown
+        self._fl_ending = self._fl_ending or ending
+        try:
+            for i, s in enumerate(stmts):
+                if isinstance(s, A.Assign) and not s.target.path and s.target.name not in env \
+                        and _announced_later(stmts[i + 1:], s.target.name, self.templates):
+                    self._fl_expr(s.value, env)  # an announce that follows states what it was set to
+                    continue
+                self._fl_stmt(s, env, pc)
+        finally:
+            self._fl_shown, self._fl_ending = saved
+
+    def _fl_arm(self, b: A.Block, env: dict, pc: frozenset, outer: frozenset) -> None:
+        """An arm of a branch: one that announces states its outcome publicly."""
+        if any(isinstance(s, A.Announce) for s in b.stmts):
+            pc = outer
+        self._fl_block(b, env, pc)
+
+    def _fl_show(self, cards: Val, dest) -> None:
+        """Cards moved to dest: everyone sees them there if its zone is public (or its top)."""
+        z = self.zone_of(dest)
+        if z is not None and z.visibility in ("public", "top"):
+            self._fl_revealed |= cards.hidden
+
+    def _fl_stmt(self, s, env: dict, pc: frozenset) -> None:
+        ex = self._fl_expr
+        if isinstance(s, A.Let):
+            env[s.name] = ex(s.value, env)
+        elif isinstance(s, A.Assign):
+            self._fl_assign(s, env, pc)
+        elif isinstance(s, (A.Move, A.Play, A.Deal)):
+            if isinstance(s, A.Deal):
+                env.pop("$known", None)
+                cards = Val(ex(s.count, env).secret, ex(s.source, env).hidden)
+            else:
+                cards = ex(s.cards, env)
+            dest = ex(s.dest, env)
+            self._fl_sink(_either(cards.secret, dest.secret), s.span, "secrecy-move",
+                          "which or how many cards move here depends on hidden cards", pc)
+            if isinstance(s, A.Play) and s.by is not None:
+                self._fl_sink(ex(s.by, env).secret, s.by.span, "secrecy-target", "who plays depends on hidden cards")
+            self._fl_show(cards, s.dest)
+        elif isinstance(s, A.Shuffle):
+            env.pop("$known", None)
+            ex(s.zone, env)
+        elif isinstance(s, A.Reveal):
+            v = ex(s.zone, env)
+            if s.reveal:
+                self._fl_sink(NONE, s.span, "secrecy-move", "what is revealed depends on hidden cards", pc)
+                self._fl_revealed |= v.hidden
+                key = _zone_key(s.zone)
+                if key is not None:
+                    env[key] = True
+        elif isinstance(s, A.If):
+            outer = pc
+            for cond, blk in s.branches:
+                pc = _either(pc, ex(cond, env).secret)  # a later arm runs only when this one's failed
+                self._fl_arm(blk, env, pc, outer)
+            if s.else_ is not None:
+                self._fl_arm(s.else_, env, pc, outer)
+        elif isinstance(s, A.For):
+            it = ex(s.iterable, env)
+            inner = dict(env)
+            inner[s.var] = Val(it.secret, it.hidden)
+            self._fl_block(s.body, inner, _either(pc, it.secret))
+        elif isinstance(s, A.EndGame):
+            w = ex(s.winners, env).secret if s.winners is not None else NONE
+            self._fl_sink(w, s.span, "secrecy-end", "the game ends here on hidden cards", pc)
+        elif isinstance(s, A.Log):
+            self._fl_sink(self._fl_template(s.template, env), s.span, "secrecy-log",
+                          "this log line depends on hidden cards", pc)
+        elif isinstance(s, A.StackStmt):
+            for who in (s.by, s.target):
+                if who is not None:
+                    self._fl_sink(ex(who, env).secret, who.span, "secrecy-target",
+                                  "who this effect is by or targets depends on hidden cards")
+            self._fl_sink(NONE, s.span, "secrecy-target", "whether this effect is stacked depends on hidden cards", pc)
+            for name, value in s.fields:
+                self._fl_field(("entry", name), ex(value, env))
+            for x in (s.with_, s.against):
+                if x is not None:
+                    ex(x, env)
+        elif isinstance(s, A.Choose):
+            who = ex(s.chooser, env)
+            self._fl_sink(who.secret, s.chooser.span, "secrecy-target",
+                          "who is asked here depends on hidden cards", pc)
+            env[s.name] = self._fl_param(s.param, env)
+        elif isinstance(s, A.Emit):
+            params = [n for n, _ in self.event_params(s.event.name)]
+            for name, arg in zip(params, s.args):
+                arg = arg[1] if isinstance(arg, tuple) else arg
+                self._fl_field(("event", s.event.name, name), ex(arg, env))
+            if pc:
+                self._fl_events[s.event.name] = _either(self._fl_events.get(s.event.name, NONE), pc)
+            if s.target is not None:
+                env[s.target] = Val(pc, NONE)
+        elif isinstance(s, A.Look):
+            ex(s.cards, env)
+            if s.by is not None:
+                self._fl_sink(ex(s.by, env).secret, s.by.span, "secrecy-target", "who looks depends on hidden cards")
+        elif isinstance(s, A.Cancel):
+            ex(s.entry, env)
+            self._fl_sink(NONE, s.span, "secrecy-target", "whether this effect is cancelled depends on hidden cards", pc)
+
+    def _fl_assign(self, s: A.Assign, env: dict, pc: frozenset) -> None:
+        v = self._fl_expr(s.value, env)
+        lv = s.target
+        if lv.index is not None:
+            v = Val(_either(v.secret, self._fl_expr(lv.index, env).secret), v.hidden)
+        if lv.path:  # a field of a stack entry or an event record: what it holds flows on
+            w = Val(_either(pc, v.secret), v.hidden)
+            self._fl_field(("entry", lv.path[-1]), w)
+            self._fl_field(("record", lv.path[-1]), w)
+            return
+        if lv.name in env:  # a local
+            old = env[lv.name]
+            env[lv.name] = Val(_either(pc, v.secret, old.secret), _either(v.hidden, old.hidden))
+            return
+        var = self.vars.get(lv.name)
+        if var is not None and v.hidden and not v.hidden <= self._fl_cardvars.get(lv.name, NONE):
+            self._fl_cardvars[lv.name] = _either(self._fl_cardvars.get(lv.name, NONE), v.hidden)
+        what = "who is active" if lv.name == "active" else f"'{lv.name}'"
+        self._fl_sink(v.secret, s.span, "secrecy-target" if lv.name == "active" else "secrecy-var",
+                      f"{what} is set here from hidden cards", pc)
+
+    def _fl_field(self, key, v: Val) -> None:
+        old = self._fl_fields.get(key, PUBLIC)
+        if not (v.secret <= old.secret and v.hidden <= old.hidden):
+            self._fl_fields[key] = Val(_either(old.secret, v.secret), _either(old.hidden, v.hidden))
+
+    def _fl_sink(self, reads: frozenset, span: A.Span, code: str, msg: str, pc: frozenset = NONE) -> None:
+        """A public effect at span: reads are what its values read, pc what decides it runs."""
+        reads = pc if self._fl_ending else _either(pc, reads)
+        if reads:
+            old = self._fl_found.get((span, code))
+            self._fl_found[(span, code)] = (msg, reads if old is None else old[1] | reads)
+
+    def _fl_template(self, lit: A.StrLit, env: dict) -> frozenset:
+        """The secret a text's holes read (a hole naming a hidden card shows it as hidden)."""
+        return _either(*(self._fl_expr(p, env).secret for p in self.templates.get(lit, ()) if isinstance(p, A.Expr)))
+
+    # ------------------------------------------------------------------ expressions
+    def _fl_expr(self, e, env: dict) -> Val:
+        if isinstance(e, (A.IntLit, A.StrLit, A.BoolLit, A.NoneLit)):
+            return PUBLIC
+        t = self.types.get(e)
+        cardish = t is not None and t.name in _CARDISH and (t.name != "list" or t.elem is None
+                                                            or t.elem.name in _CARDISH)
+        ref = self.refs.get(e)
+        kind = ref[0] if ref else None
+        if isinstance(e, A.Name):
+            if kind == "local":
+                return env.get(e.name, PUBLIC)
+            if kind == "zone":
+                return Val(NONE, self._fl_zone(ref[1], e, env))
+            if kind == "var":
+                return Val(NONE, _one(e.span) if self._fl_cardvars.get(e.name) else NONE)
+            return PUBLIC
+        if isinstance(e, A.Index) and kind in ("pvar", "pzone"):
+            i = self._fl_expr(e.index, env).secret
+            if kind == "pzone":
+                return Val(i, self._fl_zone(ref[1], e, env))
+            return Val(i, _one(e.span) if self._fl_cardvars.get(ref[1].name) else NONE)
+        if isinstance(e, A.Attr):
+            o = self._fl_expr(e.obj, env)
+            if kind in ("entry_data", "record_field"):
+                f = PUBLIC
+                for k, v in self._fl_fields.items():
+                    if k[-1] == e.name and (k[0] in ("entry", "record") if kind == "entry_data"
+                                            else k[0] in ("event", "record")):
+                        f = Val(_either(f.secret, v.secret), _either(f.hidden, v.hidden))
+                return Val(_either(o.secret, f.secret), f.hidden)
+            if kind in ("entry_field", "play_field", "use_field") and cardish:
+                return Val(o.secret, NONE if kind == "entry_field" else o.hidden)
+            return Val(_either(o.secret, o.hidden), NONE)  # a property of a hidden card is secret
+        if isinstance(e, A.Quant):
+            return self._fl_quant(e, env, cardish)
+        if isinstance(e, A.LetExpr):
+            return self._fl_expr(e.body, {**env, e.var: self._fl_expr(e.value, env)})
+        if isinstance(e, A.Call):
+            return self._fl_call(e, env, kind, cardish)
+        if isinstance(e, A.TextTemplate):
+            return Val(_either(*(self._fl_expr(p, env).secret for p in e.parts if isinstance(p, A.Expr))), NONE)
+        if isinstance(e, A.BinOp) and e.op in ("==", "!=") and (
+                isinstance(e.left, A.NoneLit) or isinstance(e.right, A.NoneLit)
+                or getattr(self.types.get(e.left), "name", None) == "zone"):
+            # whether a variable holds a card is public (it shows as "hidden card"), and which zone is which
+            return Val(_either(self._fl_expr(e.left, env).secret, self._fl_expr(e.right, env).secret), NONE)
+        if isinstance(e, A.BinOp) and e.op == "in":
+            # where a card everyone can follow is, is public (observations show it where it is seen)
+            x, y = self._fl_expr(e.left, env), self._fl_expr(e.right, env)
+            return Val(_either(x.secret, x.hidden, y.secret), NONE)
+        vals = [self._fl_expr(c, env) for c in A.children(e)]
+        secret = _either(*(v.secret for v in vals))
+        if cardish:
+            if isinstance(e, A.IfExpr):
+                return Val(secret, _either(*(v.hidden for v in vals[1:])))
+            return Val(secret, _either(*(v.hidden for v in vals)))
+        return Val(_either(secret, *(v.hidden for v in vals)), NONE)
+
+    def _fl_zone(self, z, e, env: dict) -> frozenset:
+        """The hidden label of a zone read: none for a public zone, one revealed in this block,
+        or the deck before the first shuffle or deal."""
+        if z.visibility == "public" or "$known" in env or (z.name, "*") in self._fl_shown:
+            return NONE
+        key = _zone_key(e)
+        if key is not None and (key in env or (z.name, key[2]) in self._fl_shown):
+            return NONE
+        return _one(e.span)
+
+    def _fl_quant(self, e: A.Quant, env: dict, cardish: bool) -> Val:
+        d = self._fl_expr(e.domain, env)
+        inner = {**env, e.var: Val(d.secret, d.hidden)}
+        w = self._fl_expr(e.where, inner).secret if e.where is not None else NONE
+        b = self._fl_expr(e.body, inner) if e.body is not None else PUBLIC
+        secret = _either(d.secret, w, b.secret)
+        if cardish:  # first, collect...: the cards stay hidden, which (and how many) is secret
+            if e.kind in ("argmax", "argmin"):  # always one card of a non-empty domain: only which
+                return Val(d.secret, _either(d.hidden, b.hidden, secret))
+            return Val(secret, _either(d.hidden, b.hidden))
+        if e.kind == "count" and e.where is None and e.body is None:
+            return Val(d.secret, NONE)
+        return Val(_either(secret, b.hidden), NONE)
+
+    def _fl_call(self, e: A.Call, env: dict, kind, cardish: bool) -> Val:
+        args = [self._fl_expr(a, env) for a in e.args]
+        if kind == "def":
+            return self._fl_def(e, args)
+        secret = _either(*(a.secret for a in args))
+        if kind == "builtin_func" and e.func in ("top", "bottom") and args:
+            z = self.zone_of(e.args[0])
+            one = len(e.args) < 2 or (isinstance(e.args[1], A.IntLit) and e.args[1].value == 1)
+            seen = z is not None and z.visibility == "top" and e.func == "top" and one
+            return Val(secret, NONE if seen else args[0].hidden)
+        if cardish:
+            return Val(secret, _either(*(a.hidden for a in args)))
+        if kind == "builtin_func" and e.func in ("count", "seat", "revealed", "sees", "tagged"):
+            return Val(secret, NONE)  # facts every player knows: a count, whether a card is face up
+        return Val(_either(secret, *(a.hidden for a in args)), NONE)
+
+    def _fl_def(self, e: A.Call, args: list) -> Val:
+        """A def's labels from its arguments' (one summary per pattern of argument labels)."""
+        d = self.refs[e][1]
+        key = (d.name, tuple((a.secret, a.hidden) for a in args), self._fl_shown)
+        v = self._fl_defs.get(key)
+        if v is None:
+            self._fl_defs[key] = PUBLIC  # no recursion (the checker refuses it), but be safe
+            v = self._fl_defs[key] = self._fl_expr(d.body, {p.name: a for p, a in zip(d.params, args)})
+        return v
+
+
+def _zone_key(e) -> Optional[tuple]:
+    """A zone as written (hand[p], stock), to know it again later in the block once revealed."""
+    if isinstance(e, A.Name):
+        return ("$zone", e.name, None)
+    if isinstance(e, A.Index) and isinstance(e.obj, A.Name) and isinstance(e.index, A.Name):
+        return ("$zone", e.obj.name, e.index.name)
+    return None
+
+
+def _announced_later(stmts, var: str, templates: dict) -> bool:
+    """Does an announce among stmts (or inside them) read variable var?"""
+    for s in stmts:
+        if isinstance(s, A.Announce):
+            if any(isinstance(p, A.Expr) and _reads(p, var) for p in templates.get(s.template, ())):
+                return True
+        elif isinstance(s, A.Reveal) and s.reveal and _reads(s.zone, var):
+            return True  # showing the cards it picks shows it
+        elif isinstance(s, A.If):
+            blocks = [b for _, b in s.branches] + ([s.else_] if s.else_ is not None else [])
+            if any(_announced_later(b.stmts, var, templates) for b in blocks):
+                return True
+        elif isinstance(s, A.For) and _announced_later(s.body.stmts, var, templates):
+            return True
+    return False
+
+
+def _reads(e, var: str) -> bool:
+    if isinstance(e, A.Name):
+        return e.name == var
+    if isinstance(e, A.Index) and isinstance(e.obj, A.Name) and e.obj.name == var:
+        return True
+    return any(_reads(c, var) for c in A.children(e))
+
+
+def _shown_zones(stmts) -> frozenset:
+    """The zones a block reveals at its top level, or in a loop there: (name, index as written),
+    the index "*" for a loop over players revealing each one's zone."""
+    out = set()
+    for s in stmts:
+        if isinstance(s, A.Reveal) and s.reveal:
+            key = _zone_key(s.zone)
+            if key is not None:
+                out.add((key[1], key[2]))
+        elif isinstance(s, A.For):
+            for x in _shown_zones(s.body.stmts):
+                out.add((x[0], "*" if x[1] == s.var else x[1]))
+    return frozenset(out)

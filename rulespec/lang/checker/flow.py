@@ -126,7 +126,10 @@ class FlowPass:
                 env[name] = self._fl_fields.get(("event", t.event.name, name), PUBLIC)
             pc = self._fl_events.get(t.event.name, NONE)
             if t.when is not None:
-                pc = _either(pc, self._fl_expr(t.when, env).secret)
+                when = self._fl_expr(t.when, env).secret
+                # an optional trigger runs on its player's yes: the engine asks everyone who could
+                # hold such a card the same question, so whether its condition held stays hidden
+                pc = pc if t.optional is not None else _either(pc, when)
             self._fl_block(t.body, env, pc)
 
     def _fl_param(self, p: A.ActionParam, env: dict) -> Val:
@@ -202,7 +205,7 @@ class FlowPass:
             outer = pc
             for cond, blk in s.branches:
                 pc = _either(pc, ex(cond, env).secret)  # a later arm runs only when this one's failed
-                self._fl_arm(blk, env, pc, outer)
+                self._fl_arm(blk, _face_up(cond, True, env), pc, outer)
             if s.else_ is not None:
                 self._fl_arm(s.else_, env, pc, outer)
         elif isinstance(s, A.For):
@@ -333,6 +336,14 @@ class FlowPass:
                 or getattr(self.types.get(e.left), "name", None) == "zone"):
             # whether a variable holds a card is public (it shows as "hidden card"), and which zone is which
             return Val(_either(self._fl_expr(e.left, env).secret, self._fl_expr(e.right, env).secret), NONE)
+        if isinstance(e, A.Chain) and e.ops[0] in ("and", "or") and len(set(e.ops)) == 1:
+            return self._fl_guarded(e, env)
+        if isinstance(e, A.IfExpr):
+            c = self._fl_expr(e.cond, env)
+            x, y = self._fl_expr(e.then, _face_up(e.cond, True, env)), self._fl_expr(e.else_, _face_up(e.cond, False, env))
+            if cardish:
+                return Val(_either(c.secret, x.secret, y.secret), _either(x.hidden, y.hidden))
+            return Val(_either(c.secret, x.secret, y.secret, x.hidden, y.hidden), NONE)
         if isinstance(e, A.BinOp) and e.op == "in":
             # where a card everyone can follow is, is public (observations show it where it is seen)
             x, y = self._fl_expr(e.left, env), self._fl_expr(e.right, env)
@@ -344,6 +355,18 @@ class FlowPass:
                 return Val(secret, _either(*(v.hidden for v in vals[1:])))
             return Val(secret, _either(*(v.hidden for v in vals)))
         return Val(_either(secret, *(v.hidden for v in vals)), NONE)
+
+    def _fl_guarded(self, e: A.Chain, env: dict) -> Val:
+        """a and b / a or b: a card known face up by an earlier operand is public in the later ones
+        (`revealed(g) and g.x`, `not revealed(g) or g.x`), and in the earlier ones too: the whole
+        reads the same either way (false, or true, whatever the rest says while g is face down)."""
+        for x in e.operands:
+            env = _face_up(x, e.ops[0] == "and", env)
+        out = NONE
+        for x in e.operands:
+            v = self._fl_expr(x, env)
+            out = _either(out, v.secret, v.hidden)
+        return Val(out, NONE)
 
     def _fl_zone(self, z, e, env: dict) -> frozenset:
         """The hidden label of a zone read: none for a public zone, one revealed in this block,
@@ -443,3 +466,14 @@ def _shown_zones(stmts) -> frozenset:
             for x in _shown_zones(s.body.stmts):
                 out.add((x[0], "*" if x[1] == s.var else x[1]))
     return frozenset(out)
+
+
+def _face_up(cond, holds: bool, env: dict) -> dict:
+    """env where cond is known to be `holds`: a local card it says is face up is public there."""
+    neg = isinstance(cond, A.Unary) and cond.op == "not"
+    c = cond.operand if neg else cond
+    if isinstance(c, A.Call) and c.func == "revealed" and len(c.args) == 1 and isinstance(c.args[0], A.Name) \
+            and c.args[0].name in env and holds != neg:
+        v = env[c.args[0].name]
+        return {**env, c.args[0].name: Val(v.secret, NONE)}
+    return env

@@ -67,11 +67,30 @@ class FlowPass:
     """Mixin of the Checker: the information-flow check (run after the bodies are checked)."""
 
     def check_flow(self) -> None:
+        self._fl_known: set = set()     # hidden zones that only ever receive cards everyone saw
+        for _ in range(3):  # first with every hidden zone unknown, then with those found known
+            self._fl_fixpoint()
+            known = {z.name for z in self.zones.values() if z.visibility != "public"
+                     and not (self._fl_into.get(z.name, NONE) - self._fl_revealed)}
+            if self.game is not None and self.game.cards_start is not None:
+                known.discard(self.game.cards_start.name)
+            if known == self._fl_known:
+                break
+            self._fl_known = known
+        for (span, code), (msg, reads) in sorted(self._fl_found.items()):
+            left = reads - self._fl_revealed
+            if left:
+                read = min(left)
+                self.warning(span, f"{msg} (read at {read.line}:{read.col}) [{code}]", _HINT)
+
+    def _fl_fixpoint(self) -> None:
+        """Run over every declaration until what flows between them stops growing."""
         self._fl_cardvars: dict = {}   # card variable -> the reads of hidden cards it may hold
         self._fl_fields: dict = {}     # stack entry / event field -> Val of what it may hold
         self._fl_events: dict = {}     # event -> the reads of a secret branch that emits it
         self._fl_revealed: set = set()  # reads whose cards some statement shows to everyone
-        for _ in range(6):  # to a fixpoint of what flows between declarations
+        self._fl_into: dict = {}        # zone -> the reads of hidden cards moved into it
+        for _ in range(6):
             before = self._fl_state()
             self._fl_found: dict = {}
             self._fl_defs: dict = {}
@@ -80,14 +99,10 @@ class FlowPass:
             self._fl_all_decls()
             if self._fl_state() == before:
                 break
-        for (span, code), (msg, reads) in sorted(self._fl_found.items()):
-            left = reads - self._fl_revealed
-            if left:
-                read = min(left)
-                self.warning(span, f"{msg} (read at {read.line}:{read.col}) [{code}]", _HINT)
 
     def _fl_state(self):
-        return (len(self._fl_revealed), {k: len(v) for k, v in self._fl_cardvars.items()},
+        return (len(self._fl_revealed), {k: len(v) for k, v in self._fl_into.items()},
+                {k: len(v) for k, v in self._fl_cardvars.items()},
                 {k: (len(v.secret), len(v.hidden)) for k, v in self._fl_fields.items()},
                 {k: len(v) for k, v in self._fl_events.items()})
 
@@ -167,10 +182,13 @@ class FlowPass:
         self._fl_block(b, env, pc)
 
     def _fl_show(self, cards: Val, dest) -> None:
-        """Cards moved to dest: everyone sees them there if its zone is public (or its top)."""
+        """Cards moved to dest: everyone sees them there if its zone is public (or its top);
+        else the zone holds them (a hidden zone that only gets seen cards is no secret)."""
         z = self.zone_of(dest)
         if z is not None and z.visibility in ("public", "top"):
             self._fl_revealed |= cards.hidden
+        elif z is not None and cards.hidden:
+            self._fl_into[z.name] = _either(self._fl_into.get(z.name, NONE), cards.hidden)
 
     def _fl_stmt(self, s, env: dict, pc: frozenset) -> None:
         ex = self._fl_expr
@@ -371,7 +389,7 @@ class FlowPass:
     def _fl_zone(self, z, e, env: dict) -> frozenset:
         """The hidden label of a zone read: none for a public zone, one revealed in this block,
         or the deck before the first shuffle or deal."""
-        if z.visibility == "public" or "$known" in env or (z.name, "*") in self._fl_shown:
+        if z.visibility == "public" or "$known" in env or z.name in self._fl_known or (z.name, "*") in self._fl_shown:
             return NONE
         key = _zone_key(e)
         if key is not None and (key in env or (z.name, key[2]) in self._fl_shown):

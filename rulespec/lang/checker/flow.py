@@ -208,6 +208,9 @@ class FlowPass:
             if isinstance(s, A.Play) and s.by is not None:
                 self._fl_sink(ex(s.by, env).secret, s.by.span, "secrecy-target", "who plays depends on hidden cards")
             self._fl_show(cards, s.dest)
+            key = _zone_key(s.dest)
+            if key is not None and cards.hidden:  # a later 'reveal' of that zone shows them
+                env[("$into",) + key[1:]] = _either(env.get(("$into",) + key[1:], NONE), cards.hidden)
         elif isinstance(s, A.Shuffle):
             env.pop("$known", None)
             ex(s.zone, env)
@@ -219,6 +222,7 @@ class FlowPass:
                 key = _zone_key(s.zone)
                 if key is not None:
                     env[key] = True
+                    self._fl_revealed |= env.get(("$into",) + key[1:], NONE)
         elif isinstance(s, A.If):
             outer = pc
             for cond, blk in s.branches:

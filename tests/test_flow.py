@@ -1,0 +1,153 @@
+"""The static information-flow check (rulespec/lang/checker/flow.py): planted leaks of each kind
+are reported at their line with their code, and their announced (or revealed) twins are clean;
+the shipped games and the clean labs give no finding."""
+from __future__ import annotations
+
+import glob
+import re
+from pathlib import Path
+
+import pytest
+
+from rulespec.lang.checker import check_file, check_text
+
+ROOT = Path(__file__).resolve().parent.parent
+
+BASE = '''
+game "Flow" {
+  players 2..3
+  start setup
+  cards start in deck
+}
+property value: int
+card "One" { value: 1  copies: 4 }
+card "Five" { value: 5  copies: 4 }
+zone deck: pile hidden
+zone hand[player]: set owner
+zone table: pile public
+var total: int = 0
+var turns: int = 0
+def holds_five(p: player): bool = any c in hand[p]: c.value == 5
+
+effect hit { resolve { total += 1 } }
+
+action put(c: card from hand[active]) {
+  text "play {c}"
+  effect { move c to table }
+}
+
+action probe(n: int in 1..5) {
+  effect {
+    let q = next_player(active)
+    BODY
+  }
+}
+
+phase setup {
+  enter {
+    shuffle deck
+    for p in players { deal 3 from deck to hand[p] }
+    active = players[0]
+  }
+  next turn
+}
+phase turn {
+  actions put, probe
+  after { turns += 1  active = next_player(active) }
+  end when turns >= 6
+  next done
+}
+phase done { enter { end game } }
+'''
+
+
+def findings(body: str) -> list:
+    """(line in the body, code) of each secrecy finding of BASE with BODY put in."""
+    text = BASE.replace("BODY", body)
+    start = text.count("\n", 0, text.index(body)) + 1
+    out = []
+    for d in check_text(text, "t.rules").warnings:
+        m = re.search(r"\[(secrecy-[a-z]+)\]", d.message)
+        if m:
+            out.append((d.span.line - start + 1, m.group(1)))
+    return sorted(out)
+
+
+# (what is planted, the leaking body, where and what is reported, the clean twin)
+PLANTED = [
+    ("a logged property of a hidden card",
+     'log "{q} holds {count c in hand[q] where c.value == 5} Fives"',
+     [(1, "secrecy-log")],
+     'announce "{q} holds {count c in hand[q] where c.value == 5} Fives"'),
+    ("a public variable set from a sum over a hidden hand",
+     'total = sum c in hand[q]: c.value',
+     [(1, "secrecy-var")],
+     'total = sum c in hand[q]: c.value\n    announce "{q}\'s hand is worth {total}"'),
+    ("a branch on a hidden hand that changes who is targeted",
+     'if holds_five(q) {\n      stack hit by active target q\n    } else {\n      stack hit by active target active\n    }',
+     [(2, "secrecy-target"), (4, "secrecy-target")],
+     'if holds_five(q) {\n      announce "{q} holds a Five"\n      stack hit by active target q\n'
+     '    } else {\n      announce "{q} holds no Five"\n      stack hit by active target active\n    }'),
+    ("a guess whose outcome ends the game without an announce",
+     'if any c in hand[q]: c.value == n {\n      end game winners [active]\n    }',
+     [(2, "secrecy-end")],
+     'if any c in hand[q]: c.value == n {\n      announce "{active} guessed right"\n      end game winners [active]\n    }'),
+    ("a loop over hidden cards whose count is visible",
+     'for c in collect x in hand[q] where x.value == 5 {\n      log "{q} shows a Five"\n    }',
+     [(2, "secrecy-log")],
+     'for c in cards(hand[q]) {\n      log "{q} holds a card"\n    }'),
+    ("a hidden card's property read before it is shown",
+     'let c = top(deck, 1)[0]\n    move c to hand[q]\n    if c.value == 5 { turns += 1 }',
+     [(3, "secrecy-var")],
+     'let c = top(deck, 1)[0]\n    move c to hand[q]\n    reveal hand[q]\n    if c.value == 5 { turns += 1 }'),
+]
+
+
+@pytest.mark.parametrize("what,leak,where,twin", PLANTED, ids=[p[0] for p in PLANTED])
+def test_planted_leak_reported_at_its_line(what, leak, where, twin):
+    assert findings(leak) == where
+    assert findings(twin) == []
+
+
+def test_count_of_a_hidden_zone_is_public():
+    assert findings('total = count(hand[q])\n    log "{q} holds {count(hand[q])} cards"') == []
+
+
+def test_a_card_moved_face_up_is_public_after():
+    assert findings('let c = top(deck, 1)[0]\n    move c to table\n    if c.value == 5 { total += 1 }') == []
+
+
+def test_message_names_the_read():
+    text = BASE.replace("BODY", 'total = sum c in hand[q]: c.value')
+    [d] = [d for d in check_text(text, "t.rules").warnings if "secrecy-var" in d.message]
+    line = text.count("\n", 0, text.index("sum c in hand[q]")) + 1
+    assert f"read at {line}:" in d.message and d.hint and "announce" in d.hint
+
+
+def _secrecy(path: str) -> list:
+    return [d for d in check_file(path).warnings if "[secrecy-" in d.message]
+
+
+# The shipped games the analysis still cannot follow (see the report of P17: reveals made in an
+# earlier phase, a reveal under a condition, a hidden pile a card goes to from a hand).
+IMPRECISE = {"gin_rummy.rules", "skat.rules", "scopa.rules", "sanguosha.rules"}
+LEAKY_LABS = {"secrecy_announce.rules", "secrecy_planted.rules", "secrecy_setup.rules"}
+
+
+@pytest.mark.parametrize("path", sorted(glob.glob(str(ROOT / "games" / "*.rules")))
+                         + sorted(glob.glob(str(ROOT / "tests" / "rules" / "*.rules"))),
+                         ids=lambda p: Path(p).name)
+def test_clean_files_have_no_finding(path):
+    name = Path(path).name
+    if name in IMPRECISE or name in LEAKY_LABS:
+        pytest.skip("a known finding")
+    try:
+        found = _secrecy(path)
+    except Exception:  # a lab that does not check on purpose
+        pytest.skip("does not check")
+    assert found == []
+
+
+def test_planted_lab_reported_where_it_leaks():
+    lines = sorted({d.span.line for d in _secrecy(str(ROOT / "tests" / "rules" / "secrecy_planted.rules"))})
+    assert lines == [43, 53]  # hint = next_hand_value(), in the setup and after each turn

@@ -151,3 +151,11 @@ def test_clean_files_have_no_finding(path):
 def test_planted_lab_reported_where_it_leaks():
     lines = sorted({d.span.line for d in _secrecy(str(ROOT / "tests" / "rules" / "secrecy_planted.rules"))})
     assert lines == [43, 53]  # hint = next_hand_value(), in the setup and after each turn
+
+
+def test_the_example_of_the_docs():
+    """docs/language.md (Secrecy): a log and a move in a branch on a hidden hand; announced, clean."""
+    leak = ('if holds_five(q) {\n      log "{q} holds a Five"\n'
+            '      move first c in hand[q] where c.value == 5 to table\n    }')
+    assert findings(leak) == [(2, "secrecy-log"), (3, "secrecy-move")]
+    assert findings(leak.replace("log", "announce")) == []

@@ -326,13 +326,13 @@ class FlowPass:
             if kind == "zone":
                 return Val(NONE, self._fl_zone(ref[1], e, env))
             if kind == "var":
-                return Val(NONE, _one(e.span) if self._fl_cardvars.get(e.name) else NONE)
+                return Val(NONE, self._fl_cardvars.get(e.name, NONE))
             return PUBLIC
         if isinstance(e, A.Index) and kind in ("pvar", "pzone"):
             i = self._fl_expr(e.index, env).secret
             if kind == "pzone":
                 return Val(i, self._fl_zone(ref[1], e, env))
-            return Val(i, _one(e.span) if self._fl_cardvars.get(ref[1].name) else NONE)
+            return Val(i, self._fl_cardvars.get(ref[1].name, NONE))
         if isinstance(e, A.Attr):
             o = self._fl_expr(e.obj, env)
             if kind in ("entry_data", "record_field"):
@@ -438,7 +438,8 @@ class FlowPass:
         if v is None:
             self._fl_defs[key] = PUBLIC  # no recursion (the checker refuses it), but be safe
             v = self._fl_defs[key] = self._fl_expr(d.body, {p.name: a for p, a in zip(d.params, args)})
-        return v
+        # a read inside the def is a read at this call: each call is revealed (or leaks) on its own
+        return Val(_at_call(v.secret, d.body.span, e.span), _at_call(v.hidden, d.body.span, e.span))
 
 
 def _zone_key(e) -> Optional[tuple]:
@@ -499,3 +500,12 @@ def _face_up(cond, holds: bool, env: dict) -> dict:
         v = env[c.args[0].name]
         return {**env, c.args[0].name: Val(v.secret, NONE)}
     return env
+
+
+def _at_call(reads: frozenset, body: A.Span, call: A.Span) -> frozenset:
+    """reads, those inside a def's body (the span body) replaced by the call's span."""
+    if not reads:
+        return reads
+    lo, hi = (body[0], body[1]), (body[2], body[3])
+    inside = {r for r in reads if lo <= (r[0], r[1]) <= hi}
+    return reads if not inside else (reads - inside) | {call}

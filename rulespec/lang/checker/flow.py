@@ -30,7 +30,7 @@ CODES = {
     "secrecy-move": "which or how many cards move depends on cards some player may not see",
     "secrecy-phase": "the next phase depends on cards some player may not see",
 }
-_HINT = "'announce' the outcome first (an arm that starts with 'announce' is public), or 'reveal' the cards"
+_HINT = "'announce' the outcome (an arm that holds an 'announce' is public), or 'reveal' the cards"
 _CARDISH = ("card", "list", "zone", "use", "play")
 _COUNTS = ("count",)  # a whole zone's count is public
 
@@ -132,6 +132,9 @@ class FlowPass:
                     self._fl_sink(self._fl_expr(n.cond, {}).secret, n.cond.span, "secrecy-phase",
                                   "which phase comes next depends on hidden cards")
         for e in self.effects.values():
+            if e.ask is not None:
+                self._fl_sink(self._fl_expr(e.ask, {}).secret, e.ask.span, "secrecy-target",
+                              "who this effect's window asks depends on hidden cards")
             for blk in (e.resolve, e.cancelled):
                 if blk is not None:
                     self._fl_block(blk, {}, NONE)

@@ -167,3 +167,9 @@ def test_leaky_labs_reported_where_they_leak(name, where):
     found = [(d.span.line, re.search(r"\[(secrecy-[a-z]+)\]", d.message).group(1))
              for d in _secrecy(str(ROOT / "tests" / "rules" / name))]
     assert sorted(found) == where
+
+
+def test_the_language_server_shows_it_as_you_type():
+    from rulespec.tools.editor.lsp_analysis import Analysis
+    text = BASE.replace("BODY", 'total = sum c in hand[q]: c.value')
+    assert any("[secrecy-var]" in d.message for d in Analysis(text, "t.rules").diagnostics)

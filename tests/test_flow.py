@@ -173,3 +173,11 @@ def test_the_language_server_shows_it_as_you_type():
     from rulespec.tools.editor.lsp_analysis import Analysis
     text = BASE.replace("BODY", 'total = sum c in hand[q]: c.value')
     assert any("[secrecy-var]" in d.message for d in Analysis(text, "t.rules").diagnostics)
+
+
+def test_an_announcing_arm_makes_the_other_arms_public_but_not_their_own_conditions():
+    assert findings('if holds_five(q) {\n      announce "{q} holds a Five"\n    } else {\n'
+                    '      log "{q} holds no Five"\n    }') == []
+    assert findings('if holds_five(q) {\n      announce "{q} holds a Five"\n'
+                    '    } elif any c in hand[q]: c.value == 1 {\n      log "{q} holds a One"\n    }') \
+        == [(4, "secrecy-log")]

@@ -180,7 +180,7 @@ class FlowPass:
 
     def _fl_arm(self, b: A.Block, env: dict, pc: frozenset, outer: frozenset) -> None:
         """An arm of a branch: one that announces states its outcome publicly."""
-        if any(isinstance(s, A.Announce) for s in b.stmts):
+        if _announces(b):
             pc = outer
         self._fl_block(b, env, pc)
 
@@ -227,10 +227,14 @@ class FlowPass:
                     env[key] = True
                     self._fl_revealed |= env.get(("$into",) + key[1:], NONE)
         elif isinstance(s, A.If):
+            # a later arm runs only when the earlier conditions failed: that is public when the
+            # earlier arm would have announced (no announcement tells it), else it is secret too
             outer = pc
             for cond, blk in s.branches:
-                pc = _either(pc, ex(cond, env).secret)  # a later arm runs only when this one's failed
-                self._fl_arm(blk, _face_up(cond, True, env), pc, outer)
+                here = _either(pc, ex(cond, env).secret)
+                self._fl_arm(blk, _face_up(cond, True, env), here, outer)
+                if not _announces(blk):
+                    pc = here
             if s.else_ is not None:
                 self._fl_arm(s.else_, env, pc, outer)
         elif isinstance(s, A.For):
@@ -512,3 +516,8 @@ def _at_call(reads: frozenset, body: A.Span, call: A.Span) -> frozenset:
     lo, hi = (body[0], body[1]), (body[2], body[3])
     inside = {r for r in reads if lo <= (r[0], r[1]) <= hi}
     return reads if not inside else (reads - inside) | {call}
+
+
+def _announces(b: A.Block) -> bool:
+    """Does the block announce at its top level (its outcome is then public)?"""
+    return any(isinstance(s, A.Announce) for s in b.stmts)

@@ -17,9 +17,8 @@ entry fields, event fields, events emitted in a secret branch), then reports onc
 """
 from __future__ import annotations
 
-from typing import Optional
-
 from .. import ast as A
+from .flow_labels import NONE, PUBLIC, FlowLabels, Val, either, face_up, zone_key
 
 # The findings, one code each (the lead wires these to the diagnostics' code field).
 CODES = {
@@ -31,39 +30,9 @@ CODES = {
     "secrecy-phase": "the next phase depends on cards some player may not see",
 }
 _HINT = "'announce' the outcome (an arm that holds an 'announce' is public), or 'reveal' the cards"
-_CARDISH = ("card", "list", "zone", "use", "play")
-_COUNTS = ("count",)  # a whole zone's count is public
 
 
-NONE = frozenset()
-
-
-class Val:
-    """The labels of one value: secret (it tells about hidden cards), hidden (it is such cards),
-    each the set of the reads (spans) it comes from: empty when public."""
-    __slots__ = ("secret", "hidden")
-
-    def __init__(self, secret: frozenset = NONE, hidden: frozenset = NONE):
-        self.secret, self.hidden = secret, hidden
-
-
-PUBLIC = Val()
-
-
-def _either(*labels) -> frozenset:
-    """The union of some labels (most are empty: keep the common case cheap)."""
-    out = NONE
-    for x in labels:
-        if x:
-            out = out | x if out else x
-    return out
-
-
-def _one(span) -> frozenset:
-    return frozenset((span,))
-
-
-class FlowPass:
+class FlowPass(FlowLabels):
     """Mixin of the Checker: the information-flow check (run after the bodies are checked)."""
 
     def check_flow(self) -> None:
@@ -147,7 +116,7 @@ class FlowPass:
                 when = self._fl_expr(t.when, env).secret
                 # an optional trigger runs on its player's yes: the engine asks everyone who could
                 # hold such a card the same question, so whether its condition held stays hidden
-                pc = pc if t.optional is not None else _either(pc, when)
+                pc = pc if t.optional is not None else either(pc, when)
             self._fl_block(t.body, env, pc)
 
     def _fl_param(self, p: A.ActionParam, env: dict) -> Val:
@@ -191,7 +160,7 @@ class FlowPass:
         if z is not None and z.visibility in ("public", "top"):
             self._fl_revealed |= cards.hidden
         elif z is not None and cards.hidden:
-            self._fl_into[z.name] = _either(self._fl_into.get(z.name, NONE), cards.hidden)
+            self._fl_into[z.name] = either(self._fl_into.get(z.name, NONE), cards.hidden)
 
     def _fl_stmt(self, s, env: dict, pc: frozenset) -> None:
         ex = self._fl_expr
@@ -206,14 +175,14 @@ class FlowPass:
             else:
                 cards = ex(s.cards, env)
             dest = ex(s.dest, env)
-            self._fl_sink(_either(cards.secret, dest.secret), s.span, "secrecy-move",
+            self._fl_sink(either(cards.secret, dest.secret), s.span, "secrecy-move",
                           "which or how many cards move here depends on hidden cards", pc)
             if isinstance(s, A.Play) and s.by is not None:
                 self._fl_sink(ex(s.by, env).secret, s.by.span, "secrecy-target", "who plays depends on hidden cards")
             self._fl_show(cards, s.dest)
-            key = _zone_key(s.dest)
+            key = zone_key(s.dest)
             if key is not None and cards.hidden:  # a later 'reveal' of that zone shows them
-                env[("$into",) + key[1:]] = _either(env.get(("$into",) + key[1:], NONE), cards.hidden)
+                env[("$into",) + key[1:]] = either(env.get(("$into",) + key[1:], NONE), cards.hidden)
         elif isinstance(s, A.Shuffle):
             env.pop("$known", None)
             ex(s.zone, env)
@@ -222,7 +191,7 @@ class FlowPass:
             if s.reveal:
                 self._fl_sink(NONE, s.span, "secrecy-move", "what is revealed depends on hidden cards", pc)
                 self._fl_revealed |= v.hidden
-                key = _zone_key(s.zone)
+                key = zone_key(s.zone)
                 if key is not None:
                     env[key] = True
                     self._fl_revealed |= env.get(("$into",) + key[1:], NONE)
@@ -231,8 +200,8 @@ class FlowPass:
             # earlier arm would have announced (no announcement tells it), else it is secret too
             outer = pc
             for cond, blk in s.branches:
-                here = _either(pc, ex(cond, env).secret)
-                self._fl_arm(blk, _face_up(cond, True, env), here, outer)
+                here = either(pc, ex(cond, env).secret)
+                self._fl_arm(blk, face_up(cond, True, env), here, outer)
                 if not _announces(blk):
                     pc = here
             if s.else_ is not None:
@@ -241,7 +210,7 @@ class FlowPass:
             it = ex(s.iterable, env)
             inner = dict(env)
             inner[s.var] = Val(it.secret, it.hidden)
-            self._fl_block(s.body, inner, _either(pc, it.secret))
+            self._fl_block(s.body, inner, either(pc, it.secret))
         elif isinstance(s, A.EndGame):
             w = ex(s.winners, env).secret if s.winners is not None else NONE
             self._fl_sink(w, s.span, "secrecy-end", "the game ends here on hidden cards", pc)
@@ -270,7 +239,7 @@ class FlowPass:
                 arg = arg[1] if isinstance(arg, tuple) else arg
                 self._fl_field(("event", s.event.name, name), ex(arg, env))
             if pc:
-                self._fl_events[s.event.name] = _either(self._fl_events.get(s.event.name, NONE), pc)
+                self._fl_events[s.event.name] = either(self._fl_events.get(s.event.name, NONE), pc)
             if s.target is not None:
                 env[s.target] = Val(pc, NONE)
         elif isinstance(s, A.Look):
@@ -279,25 +248,26 @@ class FlowPass:
                 self._fl_sink(ex(s.by, env).secret, s.by.span, "secrecy-target", "who looks depends on hidden cards")
         elif isinstance(s, A.Cancel):
             ex(s.entry, env)
-            self._fl_sink(NONE, s.span, "secrecy-target", "whether this effect is cancelled depends on hidden cards", pc)
+            self._fl_sink(NONE, s.span, "secrecy-target",
+                          "whether this effect is cancelled depends on hidden cards", pc)
 
     def _fl_assign(self, s: A.Assign, env: dict, pc: frozenset) -> None:
         v = self._fl_expr(s.value, env)
         lv = s.target
         if lv.index is not None:
-            v = Val(_either(v.secret, self._fl_expr(lv.index, env).secret), v.hidden)
+            v = Val(either(v.secret, self._fl_expr(lv.index, env).secret), v.hidden)
         if lv.path:  # a field of a stack entry or an event record: what it holds flows on
-            w = Val(_either(pc, v.secret), v.hidden)
+            w = Val(either(pc, v.secret), v.hidden)
             self._fl_field(("entry", lv.path[-1]), w)
             self._fl_field(("record", lv.path[-1]), w)
             return
         if lv.name in env:  # a local
             old = env[lv.name]
-            env[lv.name] = Val(_either(pc, v.secret, old.secret), _either(v.hidden, old.hidden))
+            env[lv.name] = Val(either(pc, v.secret, old.secret), either(v.hidden, old.hidden))
             return
         var = self.vars.get(lv.name)
         if var is not None and v.hidden and not v.hidden <= self._fl_cardvars.get(lv.name, NONE):
-            self._fl_cardvars[lv.name] = _either(self._fl_cardvars.get(lv.name, NONE), v.hidden)
+            self._fl_cardvars[lv.name] = either(self._fl_cardvars.get(lv.name, NONE), v.hidden)
         what = "who is active" if lv.name == "active" else f"'{lv.name}'"
         self._fl_sink(v.secret, s.span, "secrecy-target" if lv.name == "active" else "secrecy-var",
                       f"{what} is set here from hidden cards", pc)
@@ -305,157 +275,18 @@ class FlowPass:
     def _fl_field(self, key, v: Val) -> None:
         old = self._fl_fields.get(key, PUBLIC)
         if not (v.secret <= old.secret and v.hidden <= old.hidden):
-            self._fl_fields[key] = Val(_either(old.secret, v.secret), _either(old.hidden, v.hidden))
+            self._fl_fields[key] = Val(either(old.secret, v.secret), either(old.hidden, v.hidden))
 
     def _fl_sink(self, reads: frozenset, span: A.Span, code: str, msg: str, pc: frozenset = NONE) -> None:
         """A public effect at span: reads are what its values read, pc what decides it runs."""
-        reads = pc if self._fl_ending else _either(pc, reads)
+        reads = pc if self._fl_ending else either(pc, reads)
         if reads:
             old = self._fl_found.get((span, code))
             self._fl_found[(span, code)] = (msg, reads if old is None else old[1] | reads)
 
     def _fl_template(self, lit: A.StrLit, env: dict) -> frozenset:
         """The secret a text's holes read (a hole naming a hidden card shows it as hidden)."""
-        return _either(*(self._fl_expr(p, env).secret for p in self.templates.get(lit, ()) if isinstance(p, A.Expr)))
-
-    # ------------------------------------------------------------------ expressions
-    def _fl_expr(self, e, env: dict) -> Val:
-        if isinstance(e, (A.IntLit, A.StrLit, A.BoolLit, A.NoneLit)):
-            return PUBLIC
-        t = self.types.get(e)
-        cardish = t is not None and t.name in _CARDISH and (t.name != "list" or t.elem is None
-                                                            or t.elem.name in _CARDISH)
-        ref = self.refs.get(e)
-        kind = ref[0] if ref else None
-        if isinstance(e, A.Name):
-            if kind == "local":
-                return env.get(e.name, PUBLIC)
-            if kind == "zone":
-                return Val(NONE, self._fl_zone(ref[1], e, env))
-            if kind == "var":
-                return Val(NONE, self._fl_cardvars.get(e.name, NONE))
-            return PUBLIC
-        if isinstance(e, A.Index) and kind in ("pvar", "pzone"):
-            i = self._fl_expr(e.index, env).secret
-            if kind == "pzone":
-                return Val(i, self._fl_zone(ref[1], e, env))
-            return Val(i, self._fl_cardvars.get(ref[1].name, NONE))
-        if isinstance(e, A.Attr):
-            o = self._fl_expr(e.obj, env)
-            if kind in ("entry_data", "record_field"):
-                f = PUBLIC
-                for k, v in self._fl_fields.items():
-                    if k[-1] == e.name and (k[0] in ("entry", "record") if kind == "entry_data"
-                                            else k[0] in ("event", "record")):
-                        f = Val(_either(f.secret, v.secret), _either(f.hidden, v.hidden))
-                return Val(_either(o.secret, f.secret), f.hidden)
-            if kind in ("entry_field", "play_field", "use_field") and cardish:
-                return Val(o.secret, NONE if kind == "entry_field" else o.hidden)
-            return Val(_either(o.secret, o.hidden), NONE)  # a property of a hidden card is secret
-        if isinstance(e, A.Quant):
-            return self._fl_quant(e, env, cardish)
-        if isinstance(e, A.LetExpr):
-            return self._fl_expr(e.body, {**env, e.var: self._fl_expr(e.value, env)})
-        if isinstance(e, A.Call):
-            return self._fl_call(e, env, kind, cardish)
-        if isinstance(e, A.TextTemplate):
-            return Val(_either(*(self._fl_expr(p, env).secret for p in e.parts if isinstance(p, A.Expr))), NONE)
-        if isinstance(e, A.BinOp) and e.op in ("==", "!=") and (
-                isinstance(e.left, A.NoneLit) or isinstance(e.right, A.NoneLit)
-                or getattr(self.types.get(e.left), "name", None) == "zone"):
-            # whether a variable holds a card is public (it shows as "hidden card"), and which zone is which
-            return Val(_either(self._fl_expr(e.left, env).secret, self._fl_expr(e.right, env).secret), NONE)
-        if isinstance(e, A.Chain) and e.ops[0] in ("and", "or") and len(set(e.ops)) == 1:
-            return self._fl_guarded(e, env)
-        if isinstance(e, A.IfExpr):
-            c = self._fl_expr(e.cond, env)
-            x, y = self._fl_expr(e.then, _face_up(e.cond, True, env)), self._fl_expr(e.else_, _face_up(e.cond, False, env))
-            if cardish:
-                return Val(_either(c.secret, x.secret, y.secret), _either(x.hidden, y.hidden))
-            return Val(_either(c.secret, x.secret, y.secret, x.hidden, y.hidden), NONE)
-        if isinstance(e, A.BinOp) and e.op == "in":
-            # where a card everyone can follow is, is public (observations show it where it is seen)
-            x, y = self._fl_expr(e.left, env), self._fl_expr(e.right, env)
-            return Val(_either(x.secret, x.hidden, y.secret), NONE)
-        vals = [self._fl_expr(c, env) for c in A.children(e)]
-        secret = _either(*(v.secret for v in vals))
-        if cardish:
-            if isinstance(e, A.IfExpr):
-                return Val(secret, _either(*(v.hidden for v in vals[1:])))
-            return Val(secret, _either(*(v.hidden for v in vals)))
-        return Val(_either(secret, *(v.hidden for v in vals)), NONE)
-
-    def _fl_guarded(self, e: A.Chain, env: dict) -> Val:
-        """a and b / a or b: a card known face up by an earlier operand is public in the later ones
-        (`revealed(g) and g.x`, `not revealed(g) or g.x`), and in the earlier ones too: the whole
-        reads the same either way (false, or true, whatever the rest says while g is face down)."""
-        for x in e.operands:
-            env = _face_up(x, e.ops[0] == "and", env)
-        out = NONE
-        for x in e.operands:
-            v = self._fl_expr(x, env)
-            out = _either(out, v.secret, v.hidden)
-        return Val(out, NONE)
-
-    def _fl_zone(self, z, e, env: dict) -> frozenset:
-        """The hidden label of a zone read: none for a public zone, one revealed in this block,
-        or the deck before the first shuffle or deal."""
-        if z.visibility == "public" or "$known" in env or z.name in self._fl_known or (z.name, "*") in self._fl_shown:
-            return NONE
-        key = _zone_key(e)
-        if key is not None and (key in env or (z.name, key[2]) in self._fl_shown):
-            return NONE
-        return _one(e.span)
-
-    def _fl_quant(self, e: A.Quant, env: dict, cardish: bool) -> Val:
-        d = self._fl_expr(e.domain, env)
-        inner = {**env, e.var: Val(d.secret, d.hidden)}
-        w = self._fl_expr(e.where, inner).secret if e.where is not None else NONE
-        b = self._fl_expr(e.body, inner) if e.body is not None else PUBLIC
-        secret = _either(d.secret, w, b.secret)
-        if cardish:  # first, collect...: the cards stay hidden, which (and how many) is secret
-            if e.kind in ("argmax", "argmin"):  # always one card of a non-empty domain: only which
-                return Val(d.secret, _either(d.hidden, b.hidden, secret))
-            return Val(secret, _either(d.hidden, b.hidden))
-        if e.kind == "count" and e.where is None and e.body is None:
-            return Val(d.secret, NONE)
-        return Val(_either(secret, b.hidden), NONE)
-
-    def _fl_call(self, e: A.Call, env: dict, kind, cardish: bool) -> Val:
-        args = [self._fl_expr(a, env) for a in e.args]
-        if kind == "def":
-            return self._fl_def(e, args)
-        secret = _either(*(a.secret for a in args))
-        if kind == "builtin_func" and e.func in ("top", "bottom") and args:
-            z = self.zone_of(e.args[0])
-            one = len(e.args) < 2 or (isinstance(e.args[1], A.IntLit) and e.args[1].value == 1)
-            seen = z is not None and z.visibility == "top" and e.func == "top" and one
-            return Val(secret, NONE if seen else args[0].hidden)
-        if cardish:
-            return Val(secret, _either(*(a.hidden for a in args)))
-        if kind == "builtin_func" and e.func in ("count", "seat", "revealed", "sees", "tagged"):
-            return Val(secret, NONE)  # facts every player knows: a count, whether a card is face up
-        return Val(_either(secret, *(a.hidden for a in args)), NONE)
-
-    def _fl_def(self, e: A.Call, args: list) -> Val:
-        """A def's labels from its arguments' (one summary per pattern of argument labels)."""
-        d = self.refs[e][1]
-        key = (d.name, tuple((a.secret, a.hidden) for a in args), self._fl_shown)
-        v = self._fl_defs.get(key)
-        if v is None:
-            self._fl_defs[key] = PUBLIC  # no recursion (the checker refuses it), but be safe
-            v = self._fl_defs[key] = self._fl_expr(d.body, {p.name: a for p, a in zip(d.params, args)})
-        # a read inside the def is a read at this call: each call is revealed (or leaks) on its own
-        return Val(_at_call(v.secret, d.body.span, e.span), _at_call(v.hidden, d.body.span, e.span))
-
-
-def _zone_key(e) -> Optional[tuple]:
-    """A zone as written (hand[p], stock), to know it again later in the block once revealed."""
-    if isinstance(e, A.Name):
-        return ("$zone", e.name, None)
-    if isinstance(e, A.Index) and isinstance(e.obj, A.Name) and isinstance(e.index, A.Name):
-        return ("$zone", e.obj.name, e.index.name)
-    return None
+        return either(*(self._fl_expr(p, env).secret for p in self.templates.get(lit, ()) if isinstance(p, A.Expr)))
 
 
 def _announced_later(stmts, var: str, templates: dict) -> bool:
@@ -489,33 +320,13 @@ def _shown_zones(stmts) -> frozenset:
     out = set()
     for s in stmts:
         if isinstance(s, A.Reveal) and s.reveal:
-            key = _zone_key(s.zone)
+            key = zone_key(s.zone)
             if key is not None:
                 out.add((key[1], key[2]))
         elif isinstance(s, A.For):
             for x in _shown_zones(s.body.stmts):
                 out.add((x[0], "*" if x[1] == s.var else x[1]))
     return frozenset(out)
-
-
-def _face_up(cond, holds: bool, env: dict) -> dict:
-    """env where cond is known to be `holds`: a local card it says is face up is public there."""
-    neg = isinstance(cond, A.Unary) and cond.op == "not"
-    c = cond.operand if neg else cond
-    if isinstance(c, A.Call) and c.func == "revealed" and len(c.args) == 1 and isinstance(c.args[0], A.Name) \
-            and c.args[0].name in env and holds != neg:
-        v = env[c.args[0].name]
-        return {**env, c.args[0].name: Val(v.secret, NONE)}
-    return env
-
-
-def _at_call(reads: frozenset, body: A.Span, call: A.Span) -> frozenset:
-    """reads, those inside a def's body (the span body) replaced by the call's span."""
-    if not reads:
-        return reads
-    lo, hi = (body[0], body[1]), (body[2], body[3])
-    inside = {r for r in reads if lo <= (r[0], r[1]) <= hi}
-    return reads if not inside else (reads - inside) | {call}
 
 
 def _announces(b: A.Block) -> bool:

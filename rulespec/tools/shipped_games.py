@@ -51,7 +51,7 @@ def rulebook(name: str) -> Path | None:
 
 
 def _as_name(text: str) -> str | None:
-    """A bare game name ("charuma", "charuma.rules", "Charuma") as the key of shipped_games, or
+    """A bare game name ("NAME", "NAME.rules", any case) as the key of shipped_games, or
     None for anything with a folder in it."""
     if not text or "/" in text or os.sep in text or (os.altsep and os.altsep in text):
         return None

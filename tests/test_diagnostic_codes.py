@@ -126,3 +126,22 @@ def test_check_counts_the_silenced_in_text_json_and_from_the_cache(tmp_path, mon
         rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
         assert [(r["code"], r.get("silenced", False)) for r in rows] == [("unused-zone", False),
                                                                           ("unused-variable", True)]
+
+
+def test_the_language_server_gives_the_code_and_the_related_place():
+    from rulespec.tools.editor import lsp
+    from rulespec.tools.editor.lsp_analysis import Analysis
+    text = BASE + UNUSED
+    an = Analysis(text, "/tmp/t.rules")
+    [w] = an.diagnostics
+    an.diagnostics = [Diagnostic("warning", w.message, w.path, w.span, None, "secrecy-var",
+                                 Related(Span(2, 3, 2, 8), "and is seen here"))]
+    server = lsp.build_server()
+    sent = []
+    server.text_document_publish_diagnostics = sent.append
+    server.publish(lsp.Doc("file:///tmp/t.rules"), an)
+    [d] = sent[0].diagnostics
+    assert d.code == "secrecy-var"
+    [r] = d.related_information
+    assert r.message == "and is seen here" and r.location.uri == "file:///tmp/t.rules"
+    assert (r.location.range.start.line, r.location.range.start.character) == (1, 2)

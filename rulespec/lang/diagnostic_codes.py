@@ -1,6 +1,7 @@
 """Every diagnostic's code, with what it means: the table docs/language.md shows (a test keeps
 the two and the checker's emit sites in step). Codes are stable: rename one only with a reason,
-since allow comments name them. Secrecy findings take codes starting 'secrecy-'."""
+since allow comments name them. Secrecy findings take codes starting 'secrecy-': the check that
+reports them adds them to WARNINGS (so that the docs' table and the tests know them too)."""
 
 ERRORS = {
     "syntax": "the text does not parse",

@@ -109,7 +109,7 @@ def test_a_missing_path_to_a_game_says_to_name_the_game(tmp_path, monkeypatch):
     assert "'charuma' is a shipped game" in text
     with pytest.raises(RulesError) as e:
         S.resolve("mine/nothing.rules")  # a path to no game: said as ever
-    assert e.value.render() == "mine/nothing.rules:1:1: error: no such file"
+    assert e.value.render() == "mine/nothing.rules:1:1: error: no such file [unreadable-file]"
 
 
 def test_rulespec_load_takes_a_shipped_game_name(tmp_path, monkeypatch):

@@ -150,10 +150,12 @@ def match_action(text: str, legal: list) -> Optional[str]:
 
 
 def same_cards(a: list, u: list) -> bool:
-    """Two action texts split at ' + ': the same words before the first card, and the same cards
-    (the first one's name and those after ' + ') in any order."""
+    """Two action texts split at ' + ': the same words before the first card (none, for a choice
+    of cards only, like 'Wine ♠9 + Strike ♠7'), and the same cards in any order."""
     if len(a) != len(u):
         return False
+    if Counter(a) == Counter(u):  # no words before the cards: every part is a card
+        return True
     first = a[0]
     for i, ch in enumerate(first):
         if ch == " ":

@@ -82,7 +82,7 @@ def test_errors_exit_1_with_compiler_style_output(tmp_path, capsys):
     line_no = CHARUMA_TEXT[:CHARUMA_TEXT.index("move stock to aside")].count("\n") + 1
     src_line = CHARUMA_TEXT.split("\n")[line_no - 1]
     col = src_line.index("aside") + 1
-    assert lines[0] == f"{f}:{line_no}:{col}: error: unknown zone 'asdie'"
+    assert lines[0] == f"{f}:{line_no}:{col}: error: unknown zone 'asdie' [unknown-name]"
     assert lines[1] == "    " + src_line.replace("aside", "asdie")
     assert lines[2] == "    " + " " * (col - 1) + "^~~~~"
     assert lines[3] == "  hint: did you mean 'aside'?"
@@ -150,7 +150,7 @@ def test_non_utf8_file(tmp_path):
     data = CHARUMA_TEXT.encode("utf-8").replace(b'game "Charuma"', b'game "Charum\xe9"')
     code, out, err = check_bytes(data, tmp_path)
     assert code == 1
-    assert re.match(r"^\S+:6:13: error: the file is not valid UTF-8 text$", err.split("\n")[0]), err
+    assert re.match(r"^\S+:6:13: error: the file is not valid UTF-8 text \[unreadable-file\]$", err.split("\n")[0]), err
     assert "hint: byte 0xe9" in err
 
 
@@ -373,14 +373,16 @@ def test_mutated_charuma_never_crashes(steps):
 
 
 # ---------------------------------------------------------------- --format json
-JSON_KEYS = ["file", "line", "column", "end_line", "end_column", "severity", "message", "hint"]
+JSON_KEYS = ["file", "line", "column", "end_line", "end_column", "severity", "message", "hint", "code"]
+JSON_OPTIONAL = ["related", "silenced"]  # a second place; a warning an allow comment silenced
 
 
 def json_lines(out: str) -> list:
     import json
     records = [json.loads(line) for line in out.splitlines()]
     for r in records:
-        assert list(r) == JSON_KEYS
+        assert list(r)[:len(JSON_KEYS)] == JSON_KEYS and set(list(r)[len(JSON_KEYS):]) <= set(JSON_OPTIONAL)
+        assert r["code"] and r["code"] == r["code"].lower() and " " not in r["code"]
         assert r["severity"] in ("error", "warning")
         assert all(isinstance(r[k], int) and r[k] >= 1 for k in JSON_KEYS[1:5])
     return records
@@ -402,7 +404,8 @@ def test_json_errors_one_object_a_line(tmp_path, fresh_cache):
     line_no = CHARUMA_TEXT[:CHARUMA_TEXT.index("move stock to aside")].count("\n") + 1
     col = CHARUMA_TEXT.split("\n")[line_no - 1].index("aside") + 1
     assert r == {"file": str(f), "line": line_no, "column": col, "end_line": line_no, "end_column": col + 5,
-                 "severity": "error", "message": "unknown zone 'asdie'", "hint": "did you mean 'aside'?"}
+                 "severity": "error", "message": "unknown zone 'asdie'", "hint": "did you mean 'aside'?",
+                 "code": "unknown-name"}
 
 
 def test_json_clean_file_prints_nothing(fresh_cache):
@@ -418,8 +421,9 @@ def test_json_warnings_the_same_from_the_model_cache(tmp_path, fresh_cache, monk
     code, out, err = run("check", "--format", "json", f)
     assert code == 0 and err == ""
     first = json_lines(out)
-    assert [(r["severity"], r["message"]) for r in first] == [
-        ("warning", "zone 'spare' is never used"), ("warning", "variable 'unused' is never used")]
+    assert [(r["severity"], r["message"], r["code"]) for r in first] == [
+        ("warning", "zone 'spare' is never used", "unused-zone"),
+        ("warning", "variable 'unused' is never used", "unused-variable")]
     assert first[0]["line"] == CHARUMA_TEXT.count("\n") + 2 and first[0]["column"] == 1
     # again: from the header of the cache entry, checking nothing
     monkeypatch.setattr(checker, "check", None)

@@ -528,7 +528,7 @@ def test_rendered_diagnostic_reads_like_a_compiler():
         check_text(text, "games/tiny.rules")
     rendered = info.value.render().split("\n")
     line, col = pos(text, "discrad")
-    i = rendered.index(f"games/tiny.rules:{line}:{col}: error: unknown zone 'discrad'")
+    i = rendered.index(f"games/tiny.rules:{line}:{col}: error: unknown zone 'discrad' [unknown-name]")
     assert rendered[i + 1] == "    " + "    move deck to discrad"
     assert rendered[i + 2] == "    " + " " * (col - 1) + "^~~~~~~"
     assert rendered[i + 3] == "  hint: did you mean 'discard'?"
@@ -733,7 +733,7 @@ def test_unreadable_file(monkeypatch, tmp_path, exc, message):
     monkeypatch.setattr(Path, "read_bytes", fail)
     with pytest.raises(RulesError) as info:
         check_file(f)
-    assert info.value.render() == f"{f}:1:1: error: {message}"
+    assert info.value.render() == f"{f}:1:1: error: {message} [unreadable-file]"
 
 
 def test_a_requirement_on_cards_the_chooser_sees_is_not_warned():

@@ -451,6 +451,7 @@ def test_diagnostics_as_you_type_with_utf16_columns(session):
                                               "contentChanges": [{"text": text4}]})
     diags = session.diagnostics(URI, 4)
     assert [d["severity"] for d in diags] == [2] and "spare" in diags[0]["message"]
+    assert diags[0]["code"] == "unused-variable"  # the code, as ruff gives its rule codes
     # fixed: the diagnostics are cleared
     session.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": 5},
                                               "contentChanges": [{"text": DOC}]})

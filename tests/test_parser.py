@@ -459,7 +459,7 @@ def test_unexpected_token_says_what_was_expected():
     assert (d.span.line, d.span.col, d.span.end_col) == (4, 11, 15)
     assert d.hint.startswith("expected ") and "':'" in d.hint and "'['" in d.hint
     rendered = err.render().split("\n")
-    assert rendered[0] == "t.rules:4:11: error: unexpected 'pile'"
+    assert rendered[0] == "t.rules:4:11: error: unexpected 'pile' [syntax]"
     assert rendered[1] == "    zone deck pile"
     assert rendered[2] == "              ^~~~"
     assert rendered[3].startswith("  hint: expected ")
@@ -479,7 +479,7 @@ def test_unexpected_character():
     d, err = syntax_error("game \"x\" { players 2..4 }\nvar v: int = 3 @ 4\n")
     assert d.message == "unexpected character '@'"
     assert (d.span.line, d.span.col) == (2, 16)
-    assert err.render().startswith("t.rules:2:16: error: unexpected character '@'\n    var v: int = 3 @ 4\n                   ^")
+    assert err.render().startswith("t.rules:2:16: error: unexpected character '@' [syntax]\n    var v: int = 3 @ 4\n                   ^")
 
 
 def test_unterminated_string_has_a_hint():
@@ -494,7 +494,7 @@ def test_unexpected_end_of_file_points_after_the_last_token():
     assert d.message == "unexpected end of file"
     assert (d.span.line, d.span.col) == (2, 15)
     assert "'}'" in d.hint
-    assert err.render().split("\n")[0] == "t.rules:2:15: error: unexpected end of file"
+    assert err.render().split("\n")[0] == "t.rules:2:15: error: unexpected end of file [syntax]"
 
 
 def test_unexpected_end_of_expression():

@@ -151,6 +151,15 @@ def test_cards_after_plus_may_be_written_in_any_order(tmp_path):
     run_one(p)
 
 
+def test_a_choice_of_cards_only_matches_in_any_order():
+    from interpreter.explain import match_action
+    legal = ["Wine ♠9 + Strike ♠7 + Dodge ♦8", "Wine ♠9 + Strike ♠7", "Strike ♠7 + Dodge ♦8"]
+    for text in ("Dodge ♦8 + Wine ♠9 + Strike ♠7", "Strike ♠7 + Dodge ♦8 + Wine ♠9"):
+        assert match_action(text, legal) == legal[0]
+    assert match_action("Strike ♠7 + Wine ♠9", legal) == legal[1]
+    assert match_action("Dodge ♦8 + Strike ♠7 + Peach ♥6", legal) is None
+
+
 def test_several_documents_are_several_scenarios(tmp_path):
     p = write(tmp_path, HEADER + "name: first\n---\n" + HEADER + "name: second\nsteps:\n  - expect: {active: P2}\n")
     results = run_file(p)

@@ -247,6 +247,20 @@ def test_probe_sees_itself_and_the_stack(lab):
     assert (var(st, "after_runs"), var(st, "after_depth")) == (1, 0)
 
 
+def test_stacked_inside_resolve_lacks_the_resolving_entry_also_while_it_waits_on_a_choose():
+    """An entry leaves the stack when it starts to resolve (docs/language.md: stacked holds the
+    entries waiting): inside its resolve, before, during and after a choose, stacked is the rest."""
+    st = new(interpreter.load(RULES / "stacked_lab.rules"), 2)
+    st.apply("muse")                          # stacks a bolt (id 0), then a ponder (id 1) on it
+    decline_all(st)
+    assert st.pending["kind"] == "choice" and st.legal_action_strings() == ["1", "2", "3"]
+    assert list(st.stack) == [0]              # while the ponder waits on its choose: only the bolt
+    assert (var(st, "waiting_count"), var(st, "waiting_self"), var(st, "waiting_top")) == (1, False, "bolt")
+    st.apply("2")
+    assert (var(st, "pondered"), var(st, "chosen_count"), var(st, "chosen_self")) == (2, 1, False)
+    assert var(st, "resolved") == ["ponder", "bolt"]
+
+
 def test_after_runs_once_the_stack_is_empty(lab):
     st = new(lab, 3, c2=1, c3=1)
     st.apply("cast")

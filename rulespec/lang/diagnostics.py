@@ -11,25 +11,43 @@ from .errors import RulesError  # noqa: F401 (defined apart: raising and catchin
 
 
 @attrs.frozen
+class Related:
+    """A second place a diagnostic points at (where a value is read, where it is then seen)."""
+    span: Span
+    message: str
+
+    def to_dict(self) -> dict:
+        return {"line": self.span.line, "column": self.span.col, "end_line": self.span.end_line,
+                "end_column": self.span.end_col, "message": self.message}
+
+
+@attrs.frozen
 class Diagnostic:
     severity: str  # "error" | "warning"
     message: str
     path: str
     span: Span
     hint: Optional[str] = None
+    code: str = ""  # stable and kebab-case, one family per kind of finding (docs/language.md)
+    related: Optional[Related] = None
 
     def location(self) -> str:
         return f"{self.path}:{self.span.line}:{self.span.col}"
 
     def headline(self) -> str:
-        return f"{self.location()}: {self.severity}: {self.message}"
+        """``file:line:col: severity: message [code]`` (the code last, as compilers print a flag)."""
+        tail = f" [{self.code}]" if self.code else ""
+        return f"{self.location()}: {self.severity}: {self.message}{tail}"
 
     def to_dict(self) -> dict:
         """The diagnostic as plain data (``rulespec check --format json``): lines and columns count
         from 1, and the end is just past the text it points at."""
-        return {"file": self.path, "line": self.span.line, "column": self.span.col,
-                "end_line": self.span.end_line, "end_column": self.span.end_col,
-                "severity": self.severity, "message": self.message, "hint": self.hint}
+        out = {"file": self.path, "line": self.span.line, "column": self.span.col,
+               "end_line": self.span.end_line, "end_column": self.span.end_col,
+               "severity": self.severity, "message": self.message, "hint": self.hint, "code": self.code}
+        if self.related is not None:
+            out["related"] = self.related.to_dict()
+        return out
 
     def render(self, source: Optional[str] = None) -> str:
         out = [self.headline()]
@@ -44,6 +62,9 @@ class Diagnostic:
                 text, col, width = _window(text, col, width)
                 out.append(f"    {text}")
                 out.append("    " + " " * (col - 1) + "^" + "~" * (width - 1))
+        if self.related is not None:
+            r = self.related.span
+            out.append(f"{self.path}:{r.line}:{r.col}: note: {self.related.message}")
         if self.hint:
             out.append(f"  hint: {self.hint}")
         return "\n".join(out)

@@ -164,7 +164,7 @@ def _tree(text: str, path: str):
         raise RulesError([P._syntax_error(exc, path, text, "file")], text) from None
     except RecursionError:
         from . import ast as A
-        raise RulesError([Diagnostic("error", "the file nests too deeply to parse", path, A.NOWHERE)],
+        raise RulesError([Diagnostic("error", "the file nests too deeply to parse", path, A.NOWHERE, code="too-deep")],
                          text) from None
 
 

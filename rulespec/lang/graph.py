@@ -158,24 +158,24 @@ def analyse_phase_graph(checker, g: PhaseGraph) -> None:
     flagged = set()
     for p in checker.phases.values():
         if not p.nexts and not g.has_edge(p.name, END):
-            checker.error(p.span, f"phase '{p.name}' has no 'next' and never ends the game",
+            checker.error("no-end", p.span, f"phase '{p.name}' has no 'next' and never ends the game",
                           "add: next <phase>, or an 'end game' statement")
             flagged.add(p.name)
     reachable = g.reachable(model_start)
     for p in checker.phases.values():
         if p.name not in reachable:
-            checker.warning(p.span, f"phase '{p.name}' is unreachable from the start phase '{model_start}'",
+            checker.warning("unreachable-phase", p.span, f"phase '{p.name}' is unreachable from the start phase '{model_start}'",
                             "add a 'next' to it from another phase, or remove it")
     if END not in reachable:
         if model_start not in flagged:
-            checker.error(checker.phases[model_start].span,
+            checker.error("no-end", checker.phases[model_start].span,
                           "the game can never end: no path from the start reaches 'end game'",
                           "some phase needs an 'end game' statement, reachable through 'next' clauses")
     else:
         can_end = g.reachable(END, reverse=True) - {END}
         for p in checker.phases.values():
             if p.name in reachable and p.name not in can_end and p.name not in flagged:
-                checker.error(p.span, f"once in phase '{p.name}' the game can never end",
+                checker.error("no-end", p.span, f"once in phase '{p.name}' the game can never end",
                               "every phase needs a path of 'next' clauses to a phase that ends the game")
     # A loop of phases that neither ask a player anything nor change anything spins forever.
     idle = [n for n, d in g.nodes.items() if n != END and not d["has_actions"] and not d["has_effects"]]
@@ -190,7 +190,7 @@ def analyse_phase_graph(checker, g: PhaseGraph) -> None:
         first = min(range(len(cycle)), key=lambda i: order[cycle[i]])
         cycle = cycle[first:] + cycle[:first]
         loop = " -> ".join(cycle + [cycle[0]])
-        checker.error(checker.phases[cycle[0]].span,
+        checker.error("no-end", checker.phases[cycle[0]].span,
                       f"the phases {loop} can loop forever without a player decision or a change of state",
                       "give one of them an action, a statement, or a way out")
 

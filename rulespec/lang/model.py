@@ -190,6 +190,7 @@ class Model:
     limit: Optional[A.Limit] = None                # the rules' bound on a game's length (decisions)
     lasting_looks: bool = False                    # a 'look ... until moved' gives lasting knowledge of cards
     display: Optional[DisplayInfo] = None          # the 'display' block, if the rules have one
+    silenced: list = attrs.field(factory=list)     # warnings silenced by an allow comment (silencing.py)
 
     def type_of(self, node) -> Type:
         return self.types[node]

@@ -135,17 +135,19 @@ def _prune(d: Path) -> None:
 def summarise(model) -> dict:
     """What ``rulespec check`` prints about a file that checks: kept in the entry's header.
     "warnings" are rendered, "diagnostics" are the same warnings as plain data (Diagnostic.to_dict);
-    a header written before "diagnostics" existed lacks them, and is then not used."""
+    "silenced" are the warnings an allow comment silenced, as plain data marked "silenced": true;
+    a header written before "diagnostics" or "silenced" existed lacks them, and is then not used."""
     return {"name": model.name, "phases": len(model.phases), "actions": len(model.actions),
             "cards": sum(c.copies for c in model.cards),
             "warnings": [w.render(model.source) for w in model.warnings],
-            "diagnostics": [w.to_dict() for w in model.warnings]}
+            "diagnostics": [w.to_dict() for w in model.warnings],
+            "silenced": [dict(w.to_dict(), silenced=True) for w in getattr(model, "silenced", [])]}
 
 
 def _complete(summary) -> bool:
     """Whether a header's summary has everything summarise() gives now (an older one may not)."""
     return isinstance(summary, dict) and isinstance(summary.get("warnings"), list) \
-        and isinstance(summary.get("diagnostics"), list)
+        and isinstance(summary.get("diagnostics"), list) and isinstance(summary.get("silenced"), list)
 
 
 def checked_model(text: str, path: str, build: Callable[[], object]):

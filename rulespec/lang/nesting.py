@@ -42,4 +42,4 @@ def _too_deep(roots) -> object:
 
 def _too_deep_error(n, path: str) -> Diagnostic:
     return Diagnostic("error", f"this nests more than {MAX_DEPTH} levels deep", path, n.span,
-                      "split it up with 'let' or a 'def'")
+                      "split it up with 'let' or a 'def'", code="too-deep")

@@ -63,12 +63,13 @@ def _build(text: str, path: str, start: str, what: str):
     except VisitError as exc:
         if isinstance(exc.orig_exc, _Problem):
             p = exc.orig_exc
-            raise RulesError([Diagnostic("error", p.message, path, p.span, p.hint)], text) from None
+            raise RulesError([Diagnostic("error", p.message, path, p.span, p.hint, code="syntax")], text) from None
         raise exc.orig_exc from None
     except RecursionError:
-        raise RulesError([Diagnostic("error", f"the {what} nests too deeply to parse", path, A.NOWHERE)],
+        raise RulesError([Diagnostic("error", f"the {what} nests too deeply to parse", path, A.NOWHERE,
+                                     code="too-deep")],
                          text) from None
-    problems = [Diagnostic("error", msg, path, span, hint) for msg, span, hint in builder.problems]
+    problems = [Diagnostic("error", msg, path, span, hint, code=code) for msg, span, hint, code in builder.problems]
     deep = _too_deep(result if isinstance(result, list) else [result])
     if deep is not None:
         problems.append(_too_deep_error(deep, path))

@@ -15,7 +15,7 @@ def _error(message: str, path: str, where: tuple | None = None, hint: str | None
     from . import ast as A
     from .diagnostics import Diagnostic
     span = A.Span(where[0], where[1], where[0], where[1] + 1) if where else A.NOWHERE
-    return RulesError([Diagnostic("error", message, path, span, hint)])
+    return RulesError([Diagnostic("error", message, path, span, hint, code="unreadable-file")])
 
 
 def decode(data: bytes, path: str) -> str:

@@ -76,15 +76,16 @@ def _syntax_error(exc: UnexpectedInput, path: str, text: str, what: str = "file"
             hint = 'a string must end with " on the same line'
         elif exc.allowed:
             hint = f"expected {_describe_expected(exc.allowed)}"
-        return Diagnostic("error", f"unexpected character {ch!r}", path, A.Span(line, col, line, col + 1), hint)
+        return Diagnostic("error", f"unexpected character {ch!r}", path, A.Span(line, col, line, col + 1), hint,
+                          code="syntax")
     if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
-        return Diagnostic("error", f"unexpected end of {what}", path, _end_span(text),
+        return Diagnostic("error", f"unexpected end of {what}", path, _end_span(text), code="syntax",
                           hint=f"expected {_describe_expected(exc.expected)}" if exc.expected else None)
     if isinstance(exc, UnexpectedToken):
         tok = exc.token
-        return Diagnostic("error", f"unexpected {str(tok)!r}", path, _span_of_token(tok),
+        return Diagnostic("error", f"unexpected {str(tok)!r}", path, _span_of_token(tok), code="syntax",
                           hint=f"expected {_describe_expected(exc.expected)}" if exc.expected else None)
-    return Diagnostic("error", "syntax error", path, A.Span(line, col, line, col + 1))
+    return Diagnostic("error", "syntax error", path, A.Span(line, col, line, col + 1), code="syntax")
 
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")

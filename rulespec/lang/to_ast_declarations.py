@@ -37,7 +37,7 @@ class DeclarationsToAst(Transformer_NonRecursive):
                 continue
             if tag in seen:
                 self.problems.append((f"{what} '{name}' has a second {_CLAUSE_NAMES.get(tag, repr(tag))}",
-                                      span, "give it once"))
+                                      span, "give it once", "duplicate"))
             seen.add(tag)
 
     # ------------------------------------------------------------ clauses (tagged tuples)

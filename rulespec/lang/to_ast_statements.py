@@ -127,13 +127,13 @@ class StatementsToAst(Transformer_NonRecursive):
         word = "resolve" if now else "stack"
         for tag, value in c[2:]:
             if args[tag] is not None:
-                self.problems.append((f"'{word}' has a second '{tag}'", _span_of_meta(meta), "give it once"))
+                self.problems.append((f"'{word}' has a second '{tag}'", _span_of_meta(meta), "give it once", "duplicate"))
             args[tag] = value
         fields = c[1] or ()
         seen = set()
         for fname, _ in fields:
             if fname in seen:
-                self.problems.append((f"'{word}' sets the field '{fname}' twice", _span_of_meta(meta), "give it once"))
+                self.problems.append((f"'{word}' sets the field '{fname}' twice", _span_of_meta(meta), "give it once", "duplicate"))
             seen.add(fname)
         return A.StackStmt(_ident(c[0]), args["by"], args["target"], args["with"], args["against"],
                            _span_of_meta(meta), tuple(fields), now)
@@ -192,7 +192,7 @@ class StatementsToAst(Transformer_NonRecursive):
                 "by position": None}
         for sel in sels_in:
             if sels[sel[0]] is not None:
-                self.problems.append((f"parameter '{name}' has a second '{sel[0]}'", span, "give it once"))
+                self.problems.append((f"parameter '{name}' has a second '{sel[0]}'", span, "give it once", "duplicate"))
             sels[sel[0]] = sel[1]
         return sels
 
@@ -200,7 +200,7 @@ class StatementsToAst(Transformer_NonRecursive):
         def make(name, span):
             sels = self._selectors(name, span, c[1:])
             if sels["ordered"] is not None:
-                self.problems.append(("'ordered' goes with a players choice, not with cards", span, None))
+                self.problems.append(("'ordered' goes with a players choice, not with cards", span, None, "misuse"))
             return A.ActionParam(name, "cards", c[0], None, sels["size"], sels["same"], span,
                                  sels["distinct"], sels["wild"], sum_of=sels["sum"],
                                  by_position=sels["by position"] is not None)
@@ -211,7 +211,7 @@ class StatementsToAst(Transformer_NonRecursive):
             sels = self._selectors(name, span, c[1:])
             for bad in ("same", "distinct", "wild", "sum", "by position"):
                 if sels[bad] is not None:
-                    self.problems.append((f"'{bad}' goes with cards, not with a players choice", span, None))
+                    self.problems.append((f"'{bad}' goes with cards, not with a players choice", span, None, "misuse"))
             return A.ActionParam(name, "players", c[0], None, sels["size"], None, span,
                                  ordered=sels["ordered"] is not None)
         return make

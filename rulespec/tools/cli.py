@@ -96,12 +96,14 @@ def cmd_check(args) -> int:
             status = 1
             continue
         if as_json:
-            _print_json_lines(summary["diagnostics"])
+            _print_json_lines(summary["diagnostics"] + summary["silenced"])
             continue
         warnings = summary["warnings"]
         for w in warnings:
             print(w, file=sys.stderr)
         extra = f", {_counted(len(warnings), 'warning')}" if warnings else ""
+        if summary["silenced"]:
+            extra += f", {len(summary['silenced'])} silenced"
         print(f"{path}: ok ({summary['name']}: {_counted(summary['phases'], 'phase')}, "
               f"{_counted(summary['actions'], 'action')}, {_counted(summary['cards'], 'card')}{extra})")
     return status

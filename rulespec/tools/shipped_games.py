@@ -51,7 +51,7 @@ def rulebook(name: str) -> Path | None:
 
 
 def _as_name(text: str) -> str | None:
-    """A bare game name ("charuma", "charuma.rules", "Charuma") as the key of shipped_games, or
+    """A bare game name ("NAME", "NAME.rules", any case) as the key of shipped_games, or
     None for anything with a folder in it."""
     if not text or "/" in text or os.sep in text or (os.altsep and os.altsep in text):
         return None
@@ -90,7 +90,7 @@ def _unknown(text: str, name: str | None, games: dict) -> RulesError:
         stem = _as_name(Path(text).name)
         hint = (f"'{stem}' is a shipped game: name it alone ('{stem}') to use the copy installed with rulespec"
                 if stem in games else None)
-        return RulesError([Diagnostic("error", "no such file", text, NOWHERE, hint)])
+        return RulesError([Diagnostic("error", "no such file", text, NOWHERE, hint, code="unreadable-file")])
     close = did_you_mean(name, games)
     return RulesError([Diagnostic("error", "no such file, and no shipped game of that name", text, NOWHERE,
-                                  f"{close} {listed}" if close else listed)])
+                                  f"{close} {listed}" if close else listed, code="unreadable-file")])

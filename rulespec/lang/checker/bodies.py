@@ -45,10 +45,10 @@ class BodiesPass:
         for r in self.rules_.values():
             ptypes, rt = self.rule_sigs[r.name]
             if r.combine.name not in COMBINE:
-                self.error(r.combine.span, f"unknown way to combine '{r.combine.name}'",
+                self.error("unknown-name", r.combine.span, f"unknown way to combine '{r.combine.name}'",
                            "combine with sum, max or min (numbers), any or all (true/false)")
             elif not T.assignable(COMBINE[r.combine.name], rt) or rt == T.ANY:
-                self.error(r.combine.span, f"'{r.combine.name}' combines "
+                self.error("type-mismatch", r.combine.span, f"'{r.combine.name}' combines "
                                            f"{'numbers' if COMBINE[r.combine.name] == T.INT else 'true/false values'}, "
                                            f"not {rt}")
             self.expect(r.base, self.expr(r.base, {p.name: t for p, t in zip(r.params, ptypes)}), rt,
@@ -67,11 +67,11 @@ class BodiesPass:
                 for z in group.zones:
                     info = self.use_zone(z.name, z.span)
                     if info is not None and not info.per_player:
-                        self.error(z.span, f"zone '{z.name}' is shared: a card there has no owner to give abilities to",
+                        self.error("per-player", z.span, f"zone '{z.name}' is shared: a card there has no owner to give abilities to",
                                    "name a per-player zone (while in equip, where equip is declared equip[player])")
                     elif info is not None and info.visibility == "others":
                         # its owner would use, or be asked about, a card whose face they cannot see
-                        self.error(z.span, f"zone '{z.name}' is seen by every player but its owner, who cannot "
+                        self.error("misuse", z.span, f"zone '{z.name}' is seen by every player but its owner, who cannot "
                                            f"use the abilities of cards they do not see",
                                    "give abilities in zones their owner sees (owner or public)")
                 if group.when is not None:
@@ -79,7 +79,7 @@ class BodiesPass:
                                 "when the abilities work")
         for inv in self.invariants:
             if inv.at is not None and inv.at.name not in self.phases:
-                self.error(inv.at.span, f"unknown phase '{inv.at.name}'", did_you_mean(inv.at.name, self.phases))
+                self.error("unknown-name", inv.at.span, f"unknown phase '{inv.at.name}'", did_you_mean(inv.at.name, self.phases))
             t = self.expr(inv.expr, {})
             self.expect(inv.expr, t, T.BOOL, "an invariant")
 
@@ -93,7 +93,7 @@ class BodiesPass:
             for name, span in self.vars_read(v.default, set()):
                 if name in order and order.index(name) >= i:
                     what = "itself" if name == v.name else f"'{name}', which is declared after it"
-                    self.error(span, f"the initial value of '{v.name}' uses {what}",
+                    self.error("type-mismatch", span, f"the initial value of '{v.name}' uses {what}",
                                "an initial value may only use the variables declared above it")
                     break
 
@@ -118,7 +118,7 @@ class BodiesPass:
 
         def visit(e):
             if isinstance(e, A.Call) and e.func in self.defs and order.index(e.func) >= mine:
-                self.error(e.span, f"'{d.name}' calls '{e.func}', which is not declared before it",
+                self.error("unknown-name", e.span, f"'{d.name}' calls '{e.func}', which is not declared before it",
                            "a function may only call functions declared above it (no recursion)")
             for child in _children(e):
                 visit(child)
@@ -127,11 +127,11 @@ class BodiesPass:
     def check_modify(self, m: A.ModifyDecl) -> None:
         r = self.rules_.get(m.rule.name)
         if r is None:
-            self.error(m.rule.span, f"unknown rule value '{m.rule.name}'", did_you_mean(m.rule.name, self.rules_))
+            self.error("unknown-name", m.rule.span, f"unknown rule value '{m.rule.name}'", did_you_mean(m.rule.name, self.rules_))
             return
         ptypes, rt = self.rule_sigs[r.name]
         if len(m.args) != len(r.params):
-            self.error(m.span, f"'{r.name}' takes {len(r.params)} argument(s), not {len(m.args)}")
+            self.error("arity", m.span, f"'{r.name}' takes {len(r.params)} argument(s), not {len(m.args)}")
         env = {**self.ability_env(m), **{n: t for n, t in zip(m.args, ptypes)}}
         if m.when is not None:
             self.expect(m.when, self.expr(m.when, env), T.BOOL, "a condition")
@@ -147,34 +147,34 @@ class BodiesPass:
             self.expect(p.actor, self.expr(p.actor, {}), T.PLAYER, "the actor")
         for a in p.actions:
             if a.name not in self.actions:
-                self.error(a.span, f"unknown action '{a.name}'", did_you_mean(a.name, self.actions))
+                self.error("unknown-name", a.span, f"unknown action '{a.name}'", did_you_mean(a.name, self.actions))
             elif self.actions[a.name].respond_to:
-                self.error(a.span, f"'{a.name}' is a response: it is offered in response windows, not by a phase",
+                self.error("misuse", a.span, f"'{a.name}' is a response: it is offered in response windows, not by a phase",
                            "remove it from the phase's actions")
         if p.end_when is not None:
             self.expect(p.end_when, self.expr(p.end_when, {}), T.BOOL, "an end condition")
         for n in p.nexts:
             if n.target.name not in self.phases:
-                self.error(n.target.span, f"unknown phase '{n.target.name}'", did_you_mean(n.target.name, self.phases))
+                self.error("unknown-name", n.target.span, f"unknown phase '{n.target.name}'", did_you_mean(n.target.name, self.phases))
             if n.cond is not None:
                 self.expect(n.cond, self.expr(n.cond, {}), T.BOOL, "a condition")
         if p.nexts and all(n.cond is not None and not _always(n.cond) for n in p.nexts):
-            self.warning(p.nexts[-1].span, f"every 'next' of phase '{p.name}' has a condition: when none holds "
+            self.warning("unguarded-next", p.nexts[-1].span, f"every 'next' of phase '{p.name}' has a condition: when none holds "
                                            "as the phase ends, the game stops with an error",
                          "end the list with a 'next PHASE' without 'when', taken when no condition holds")
         if p.actions and p.after is None and p.end_when is None:
-            self.warning(p.span, f"phase '{p.name}' has actions but no 'after' and no 'end when'",
+            self.warning("phase-no-exit", p.span, f"phase '{p.name}' has actions but no 'after' and no 'end when'",
                          "without them the same player acts forever")
 
     def check_limit(self, limit: A.Limit) -> None:
         """``limit N decisions [winners W]``: a count of at least 1, of decisions, and winners as
         ``end game`` takes them."""
         if limit.unit.name != LIMIT_UNIT:
-            self.error(limit.unit.span, f"a limit counts {LIMIT_UNIT}, not '{limit.unit.name}'",
+            self.error("type-mismatch", limit.unit.span, f"a limit counts {LIMIT_UNIT}, not '{limit.unit.name}'",
                        f"write: limit {limit.count} {LIMIT_UNIT}; to stop after a number of hands or rounds, "
                        "count them in a variable and 'end game' when it is reached")
         if limit.count < 1:
-            self.error(limit.span, f"a game limited to {limit.count} {LIMIT_UNIT} could not start",
+            self.error("type-mismatch", limit.span, f"a game limited to {limit.count} {LIMIT_UNIT} could not start",
                        f"give at least 1 (limit 5000 {LIMIT_UNIT})")
         if limit.winners is not None:
             self.check_winners(limit.winners, {})
@@ -182,7 +182,7 @@ class BodiesPass:
     def check_winners(self, winners: A.Expr, env: dict) -> None:
         t = self.expr(winners, env)
         if t != T.PLAYER and not T.assignable(T.PLAYERS, t):  # [] (nobody) is a list of players too
-            self.error(winners.span, f"winners must be a player or a list of players, not {t}")
+            self.error("type-mismatch", winners.span, f"winners must be a player or a list of players, not {t}")
 
 
 def _always(cond: A.Expr) -> bool:

@@ -17,7 +17,7 @@ class ChoicesPass:
         if p.kind == "int":
             t = self.expr(p.domain, env)
             if not (isinstance(p.domain, A.Range) or t == T.list_of(T.INT) or t == T.ANY):
-                self.error(p.domain.span, "an int choice needs a range, like 0..5")
+                self.error("out-of-range", p.domain.span, "an int choice needs a range, like 0..5")
             if p.cond is not None:
                 self.expect(p.cond, self.expr(p.cond, {**env, p.name: T.INT}), T.BOOL, "a condition")
             return T.INT
@@ -27,7 +27,7 @@ class ChoicesPass:
             return T.BOOL
         if p.kind == "enum":
             if p.same.name not in self.enums:
-                self.error(p.same.span, f"unknown type '{p.same.name}' for a choice",
+                self.error("unknown-name", p.same.span, f"unknown type '{p.same.name}' for a choice",
                            did_you_mean(p.same.name, list(self.enums) + ["int", "player", "players", "card",
                                                                          "cards", "use"]))
                 return T.ANY
@@ -50,7 +50,7 @@ class ChoicesPass:
             t = T.CARD if p.kind == "card" else T.USE
             if p.kind == "use" and p.role not in self.card_names and \
                     p.role not in {c.role for c in self.conversions.values()}:
-                self.error(p.span, f"no card and no conversion is called '{p.role}'",
+                self.error("unknown-name", p.span, f"no card and no conversion is called '{p.role}'",
                            did_you_mean(p.role, [c.name for c in self.cards]))
             if p.cond is not None:
                 self.expect(p.cond, self.expr(p.cond, {**env, p.name: t}), T.BOOL, "a condition")
@@ -61,50 +61,50 @@ class ChoicesPass:
             self.check_by_position(p)
         for sel in (p.same, p.distinct):
             if sel is not None and sel.name not in self.properties and sel.name != "name":
-                self.error(sel.span, f"unknown card property '{sel.name}'",
+                self.error("unknown-name", sel.span, f"unknown card property '{sel.name}'",
                            did_you_mean(sel.name, self.properties))
         if p.same is not None and p.distinct is not None:
-            self.error(p.span, "a set cannot be both 'same' and 'distinct'")
+            self.error("misuse", p.span, "a set cannot be both 'same' and 'distinct'")
         if p.sum_of is not None:
             prop, target = p.sum_of
             if prop.name not in self.properties:
-                self.error(prop.span, f"unknown card property '{prop.name}'", did_you_mean(prop.name, self.properties))
+                self.error("unknown-name", prop.span, f"unknown card property '{prop.name}'", did_you_mean(prop.name, self.properties))
             elif self.properties[prop.name].type != T.INT:
-                self.error(prop.span, f"'sum {prop.name} == ...' adds up a number property; "
+                self.error("misuse", prop.span, f"'sum {prop.name} == ...' adds up a number property; "
                                       f"'{prop.name}' is {self.properties[prop.name].type}")
             self.expect(target, self.expr(target, env), T.INT, "the total a set's values must add up to")
             if p.same is not None or p.distinct is not None:
-                self.error(p.span, "a set with 'sum' cannot also be 'same' or 'distinct'",
+                self.error("misuse", p.span, "a set with 'sum' cannot also be 'same' or 'distinct'",
                            "add the condition as a 'require' on the action")
         if p.wild is not None:
             var, cond = p.wild
             self.expect(cond, self.expr(cond, {**env, var: T.CARD}), T.BOOL, "a wild-card condition")
             if p.same is None:
-                self.error(p.span, "'wild' only goes with 'same' (wild cards join a group of alike cards)")
+                self.error("misuse", p.span, "'wild' only goes with 'same' (wild cards join a group of alike cards)")
         return T.CARDS
 
     def check_size(self, p: A.ActionParam, env: dict) -> None:
         if p.size is not None:
             st = self.expr(p.size, env)
             if st not in (T.INT, T.ANY, T.list_of(T.INT)) and not isinstance(p.size, A.Range):
-                self.error(p.size.span, f"size must be a number, a range or a list of numbers, not {st}")
+                self.error("out-of-range", p.size.span, f"size must be a number, a range or a list of numbers, not {st}")
 
     def check_action(self, a: A.ActionDecl) -> None:
         env = self.ability_env(a)
         for p in a.params:
             if p.name in env:
-                self.error(p.span, f"parameter '{p.name}' is declared twice")
+                self.error("duplicate", p.span, f"parameter '{p.name}' is declared twice")
             env[p.name] = self.check_param(p, env)
         for ph in a.offered_in:
             if ph.name not in self.phases:
-                self.error(ph.span, f"unknown phase '{ph.name}'", did_you_mean(ph.name, self.phases))
+                self.error("unknown-name", ph.span, f"unknown phase '{ph.name}'", did_you_mean(ph.name, self.phases))
             elif a.respond_to:
-                self.error(ph.span, f"'{a.name}' is a response: it is offered in response windows, not by a phase")
+                self.error("misuse", ph.span, f"'{a.name}' is a response: it is offered in response windows, not by a phase")
         self.check_choice_count(a)
         for r in a.requires:
             self.expect(r.cond, self.expr(r.cond, env), T.BOOL, "a requirement")
             if isinstance(r.cond, A.BoolLit) and r.cond.value is False:
-                self.warning(r.span, f"action '{a.name}' can never be legal: it requires false")
+                self.warning("never-legal", r.span, f"action '{a.name}' can never be legal: it requires false")
         self.warn_face_down_reads(a)
         for ident in a.respond_to:
             self.effect_or_tag(ident)
@@ -116,11 +116,11 @@ class ChoicesPass:
     def check_conversion(self, c: A.ConversionDecl) -> None:
         env = {"owner": T.PLAYER, **self.ability_env(c)}
         if c.role not in {card.name for card in self.cards}:
-            self.warning(c.span, f"no card is called '{c.role}': only this conversion makes one",
+            self.warning("conversion-only-card", c.span, f"no card is called '{c.role}': only this conversion makes one",
                          did_you_mean(c.role, [card.name for card in self.cards]))
         if c.source is not None:
             if c.source.kind not in ("card", "cards"):
-                self.error(c.source.span, "a conversion is made 'from' a card or cards")
+                self.error("misuse", c.source.span, "a conversion is made 'from' a card or cards")
             env[c.source.name] = self.check_param(c.source, env)
         for r in c.requires:
             self.expect(r.cond, self.expr(r.cond, env), T.BOOL, "a requirement")
@@ -128,10 +128,10 @@ class ChoicesPass:
         for name, e in c.props:
             info = self.properties.get(name)
             if info is None:
-                self.error(e.span, f"unknown card property '{name}'", did_you_mean(name, self.properties))
+                self.error("unknown-name", e.span, f"unknown card property '{name}'", did_you_mean(name, self.properties))
                 continue
             if name in seen:
-                self.error(e.span, f"property '{name}' is given twice")
+                self.error("duplicate", e.span, f"property '{name}' is given twice")
             seen.add(name)
             self.expect(e, self.expr(e, env), info.type, f"property '{name}'")
         if c.text is not None:

@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Optional
 
 from .. import ast as A
-from ..diagnostics import Diagnostic, RulesError
+from ..diagnostics import Diagnostic, Related, RulesError
 from ..graph import analyse_phase_graph, build_phase_graph
 from ..model import CardInfo, EnumInfo, Model, OptionInfo, PropertyInfo, VarInfo, ZoneInfo
+from ..silencing import apply_allows
 from .bodies import BodiesPass
 from .choices import ChoicesPass
 from .declarations import DeclarationsPass
@@ -65,11 +66,16 @@ class Checker(DeclarationsPass, BodiesPass, ChoicesPass, EffectsPass, Statements
         self.display = None                            # the first, checked (model.DisplayInfo)
 
     # ------------------------------------------------------------------ reporting
-    def error(self, span: A.Span, msg: str, hint: Optional[str] = None) -> None:
-        self.diags.append(Diagnostic("error", msg, self.path, span, hint))
+    # Each diagnostic names its code first (docs/language.md, "Diagnostics, codes and silencing").
+    def error(self, code: str, span: A.Span, msg: str, hint: Optional[str] = None,
+              related: Optional[Related] = None) -> None:
+        self.diags.append(Diagnostic("error", msg, self.path, span, hint, code, related))
 
-    def warning(self, span: A.Span, msg: str, hint: Optional[str] = None) -> None:
-        self.diags.append(Diagnostic("warning", msg, self.path, span, hint))
+    def warning(self, code: str, span: A.Span, msg: str, hint: Optional[str] = None,
+                related: Optional[Related] = None) -> None:
+        """A warning; a '# rulespec: allow CODE -- reason' comment on its line or the line before
+        silences it (see silencing.py). ``related`` is a second place, e.g. where a read is seen."""
+        self.diags.append(Diagnostic("warning", msg, self.path, span, hint, code, related))
 
     # ------------------------------------------------------------------ entry
     def run(self) -> Model:
@@ -81,6 +87,8 @@ class Checker(DeclarationsPass, BodiesPass, ChoicesPass, EffectsPass, Statements
         self.check_unused()
         if not any(d.severity == "error" for d in self.diags):
             self.check_flow()
+        # after every pass that can warn, so that an allow comment can silence any finding
+        self.diags, silenced = apply_allows(self.diags, self.rules.source, self.path)
         errors = [d for d in self.diags if d.severity == "error"]
         # errors first (so that the first line of the output is the first error), each kind in file order
         self.diags.sort(key=lambda d: (d.severity != "error", d.span.line, d.span.col))
@@ -96,12 +104,13 @@ class Checker(DeclarationsPass, BodiesPass, ChoicesPass, EffectsPass, Statements
                      effects=self.effects, events=self.events, triggers=self.triggers,
                      conversions=self.conversions, rules=self.rules_, modifies=self.modifies,
                      abilities=self.abilities, label=g.label, limit=g.limit,
-                     lasting_looks=self.lasting_looks, display=self.display)
+                     lasting_looks=self.lasting_looks, display=self.display, silenced=silenced)
 
 
 def check(rules: A.RulesFile) -> Model:
     try:
         return Checker(rules).run()
     except RecursionError:  # the parser bounds nesting, so this is only a safety net
-        raise RulesError([Diagnostic("error", "the rules nest too deeply to check", rules.path, A.NOWHERE)],
+        raise RulesError([Diagnostic("error", "the rules nest too deeply to check", rules.path, A.NOWHERE,
+                                     code="too-deep")],
                          rules.source) from None

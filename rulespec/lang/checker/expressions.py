@@ -19,15 +19,15 @@ class ExpressionsPass:
 
     def expect_at(self, span: A.Span, got: T.Type, want: T.Type, what: str) -> None:
         if not T.assignable(want, got):
-            self.error(span, f"{what} must be {want}, not {got}")
+            self.error("type-mismatch", span, f"{what} must be {want}, not {got}")
 
     def expect_cards(self, e: A.Expr, t: T.Type) -> None:
         if t not in (T.ANY, T.ZONE, T.CARDS) and not (t.name == "list" and t.elem in (None, T.ANY)):
-            self.error(e.span, f"expected cards (a zone or a list of cards), not {t}")
+            self.error("type-mismatch", e.span, f"expected cards (a zone or a list of cards), not {t}")
 
     def expect_zone(self, e: A.Expr, t: T.Type) -> None:
         if t not in (T.ZONE, T.ANY):
-            self.error(e.span, f"expected a zone, not {t}")
+            self.error("type-mismatch", e.span, f"expected a zone, not {t}")
 
     def known(self, name: str, env: dict) -> bool:
         return (name in env or name in BUILTIN_NAMES or name in self.vars or name in self.zones
@@ -40,7 +40,7 @@ class ExpressionsPass:
         if isinstance(base, A.Name) and not self.known(base.name, env):
             hint = did_you_mean(base.name, self.zones)
             if only_zone or hint:
-                self.error(base.span, f"unknown zone '{base.name}'", hint)
+                self.error("unknown-name", base.span, f"unknown zone '{base.name}'", hint)
                 self.types[base] = T.ANY
                 if isinstance(e, A.Index):
                     self.expr(e.index, env)
@@ -57,11 +57,11 @@ class ExpressionsPass:
     def use_zone(self, name: str, span: A.Span, shared_only: bool = False):
         z = self.zones.get(name)
         if z is None:
-            self.error(span, f"unknown zone '{name}'", did_you_mean(name, self.zones))
+            self.error("unknown-name", span, f"unknown zone '{name}'", did_you_mean(name, self.zones))
             return None
         self.used.add(name)
         if shared_only and z.per_player:
-            self.error(span, f"zone '{name}' is per player; the cards must start in a shared zone")
+            self.error("per-player", span, f"zone '{name}' is per player; the cards must start in a shared zone")
         return z
 
     def expr(self, e: A.Expr, env: dict) -> T.Type:
@@ -96,7 +96,7 @@ class ExpressionsPass:
             for item in e.items:
                 it = self.expr(item, env)
                 if t != T.ANY and not T.comparable(t, it):
-                    self.error(item.span, f"a list mixes {t} and {it}")
+                    self.error("type-mismatch", item.span, f"a list mixes {t} and {it}")
                 t = T.unify(t, it)
             return T.list_of(t)
         if isinstance(e, A.Unary):
@@ -115,21 +115,21 @@ class ExpressionsPass:
             self.expect(e.hi, self.expr(e.hi, env), T.INT, "a range bound")
             lo, hi = const_int(e.lo), const_int(e.hi)
             if lo is not None and hi is not None and hi - lo + 1 > MAX_RANGE:
-                self.error(e.span, f"the range {lo}..{hi} holds {hi - lo + 1} numbers; at most {MAX_RANGE}")
+                self.error("out-of-range", e.span, f"the range {lo}..{hi} holds {hi - lo + 1} numbers; at most {MAX_RANGE}")
             return T.list_of(T.INT)
         if isinstance(e, A.IfExpr):
             self.expect(e.cond, self.expr(e.cond, env), T.BOOL, "a condition")
             a = self.expr(e.then, env)
             b = self.expr(e.else_, env)
             if not T.comparable(a, b):
-                self.error(e.span, f"the two branches have different types ({a} and {b})")
+                self.error("type-mismatch", e.span, f"the two branches have different types ({a} and {b})")
             return T.unify(a, b)
         if isinstance(e, A.Quant):
             return self._quant(e, env)
         if isinstance(e, A.LetExpr):
             t = self.expr(e.value, env)
             return self.expr(e.body, {**env, e.var: T.CARDS if t.name == "zone" else t})
-        self.error(e.span, "unsupported expression")
+        self.error("misuse", e.span, "unsupported expression")
         return T.ANY
 
     def _name(self, e: A.Name, env) -> T.Type:
@@ -144,7 +144,7 @@ class ExpressionsPass:
             v = self.vars[n]
             self.used.add(n)
             if v.per_player:
-                self.error(e.span, f"'{n}' is per player: say whose, like {n}[active]")
+                self.error("per-player", e.span, f"'{n}' is per player: say whose, like {n}[active]")
                 return T.ANY
             self.refs[e] = ("var", v)
             return v.type
@@ -152,7 +152,7 @@ class ExpressionsPass:
             z = self.zones[n]
             self.used.add(n)
             if z.per_player:
-                self.error(e.span, f"zone '{n}' is per player: say whose, like {n}[active]")
+                self.error("per-player", e.span, f"zone '{n}' is per player: say whose, like {n}[active]")
                 return T.ANY
             self.refs[e] = ("zone", z)
             return T.ZONE
@@ -164,11 +164,11 @@ class ExpressionsPass:
             self.refs[e] = ("enum", n)
             return T.enum_type(self.enum_member[n])
         if n in self.defs or n in BUILTIN_FUNCS:
-            self.error(e.span, f"'{n}' is a function: call it, like {n}(...)")
+            self.error("misused-name", e.span, f"'{n}' is a function: call it, like {n}(...)")
             return T.ANY
         candidates = list(env) + list(BUILTIN_NAMES) + list(self.vars) + list(self.zones) + \
             list(self.options) + list(self.enum_member)
-        self.error(e.span, f"unknown name '{n}'", did_you_mean(n, candidates))
+        self.error("unknown-name", e.span, f"unknown name '{n}'", did_you_mean(n, candidates))
         return T.ANY
 
     def _attr(self, e: A.Attr, env) -> T.Type:
@@ -181,7 +181,7 @@ class ExpressionsPass:
                 return T.TEXT
             p = self.properties.get(e.name)
             if p is None:
-                self.error(e.span, f"cards have no property '{e.name}'", did_you_mean(e.name, list(self.properties) + ["name"]))
+                self.error("unknown-name", e.span, f"cards have no property '{e.name}'", did_you_mean(e.name, list(self.properties) + ["name"]))
                 return T.ANY
             self.refs[e] = ("prop", e.name)
             return p.type
@@ -191,7 +191,7 @@ class ExpressionsPass:
                 return ENTRY_FIELDS[e.name][0]
             ft = self.entry_field_type(e.name)
             if ft is None:
-                self.error(e.span, f"a stack entry has no field '{e.name}'",
+                self.error("unknown-name", e.span, f"a stack entry has no field '{e.name}'",
                            did_you_mean(e.name, list(ENTRY_FIELDS) + [f for fs in self.effect_fields.values()
                                                                      for f in fs]))
                 return T.ANY
@@ -201,7 +201,7 @@ class ExpressionsPass:
             params = dict(self.event_params(t.enum))
             params["prevented"] = T.BOOL
             if e.name not in params:
-                self.error(e.span, f"the record of event '{t.enum}' has no field '{e.name}'",
+                self.error("unknown-name", e.span, f"the record of event '{t.enum}' has no field '{e.name}'",
                            did_you_mean(e.name, params))
                 return T.ANY
             self.refs[e] = ("record_field", e.name)
@@ -212,7 +212,7 @@ class ExpressionsPass:
                 return USE_FIELDS[e.name][0]
             p = self.properties.get(e.name)
             if p is None:
-                self.error(e.span, f"a used card has no field '{e.name}'",
+                self.error("unknown-name", e.span, f"a used card has no field '{e.name}'",
                            did_you_mean(e.name, list(USE_FIELDS) + list(self.properties)))
                 return T.ANY
             self.refs[e] = ("use_field", e.name)
@@ -220,11 +220,11 @@ class ExpressionsPass:
         if t == T.PLAY:
             fields = {"player": T.PLAYER, "cards": T.CARDS, "size": T.INT}
             if e.name not in fields:
-                self.error(e.span, f"a play has no field '{e.name}'", did_you_mean(e.name, fields))
+                self.error("unknown-name", e.span, f"a play has no field '{e.name}'", did_you_mean(e.name, fields))
                 return T.ANY
             self.refs[e] = ("play_field", e.name)
             return fields[e.name]
-        self.error(e.span, f"{t} has no field '{e.name}'")
+        self.error("unknown-name", e.span, f"{t} has no field '{e.name}'")
         return T.ANY
 
     def _index(self, e: A.Index, env) -> T.Type:
@@ -245,7 +245,7 @@ class ExpressionsPass:
         if it == T.PLAYER and isinstance(e.obj, A.Name) and e.obj.name not in env \
                 and (e.obj.name in self.zones or e.obj.name in self.vars):
             kind = "zone" if e.obj.name in self.zones else "variable"
-            self.error(e.span, f"{kind} '{e.obj.name}' is shared, not per player, so it cannot be indexed by a player",
+            self.error("per-player", e.span, f"{kind} '{e.obj.name}' is shared, not per player, so it cannot be indexed by a player",
                        f"declare it per player: {e.obj.name}[player]")
             return T.ANY
         if T.is_list(t):
@@ -253,7 +253,7 @@ class ExpressionsPass:
             self.refs[e] = ("list",)
             return T.elem_of(t)
         if t != T.ANY:
-            self.error(e.span, f"{t} cannot be indexed")
+            self.error("per-player", e.span, f"{t} cannot be indexed")
         return T.ANY
 
     def _call(self, e: A.Call, env) -> T.Type:
@@ -265,7 +265,7 @@ class ExpressionsPass:
             self.refs[e] = ("rule", r)
             ptypes, rt = self.rule_sigs[e.func]
             if len(args) != len(r.params):
-                self.error(e.span, f"'{e.func}' takes {len(r.params)} argument(s), not {len(args)}")
+                self.error("arity", e.span, f"'{e.func}' takes {len(r.params)} argument(s), not {len(args)}")
             else:
                 for a, at, p, pt in zip(e.args, args, r.params, ptypes):
                     self.expect(a, at, pt, f"argument '{p.name}' of '{e.func}'")
@@ -276,19 +276,19 @@ class ExpressionsPass:
             self.refs[e] = ("def", d)
             ptypes, rt = self.def_sigs[e.func]
             if len(args) != len(d.params):
-                self.error(e.span, f"'{e.func}' takes {len(d.params)} argument(s), not {len(args)}")
+                self.error("arity", e.span, f"'{e.func}' takes {len(d.params)} argument(s), not {len(args)}")
             else:
                 for a, at, p, pt in zip(e.args, args, d.params, ptypes):
                     self.expect(a, at, pt, f"argument '{p.name}' of '{e.func}'")
             return rt
         if e.func not in BUILTIN_FUNCS:
-            self.error(e.span, f"unknown function '{e.func}'", did_you_mean(e.func, list(self.defs) + list(BUILTIN_FUNCS)))
+            self.error("unknown-name", e.span, f"unknown function '{e.func}'", did_you_mean(e.func, list(self.defs) + list(BUILTIN_FUNCS)))
             return T.ANY
         self.refs[e] = ("builtin_func", e.func)
 
         def arity(n):
             if len(args) != n:
-                self.error(e.span, f"'{e.func}' takes {n} argument(s), not {len(args)}")
+                self.error("arity", e.span, f"'{e.func}' takes {n} argument(s), not {len(args)}")
                 return False
             return True
         f = e.func
@@ -296,7 +296,7 @@ class ExpressionsPass:
             if not arity(1):
                 return T.ANY
             if not T.is_list(args[0]) and args[0] != T.ANY:
-                self.error(e.args[0].span, f"'reversed' needs a list, not {args[0]}")
+                self.error("type-mismatch", e.args[0].span, f"'reversed' needs a list, not {args[0]}")
                 return T.ANY
             return T.CARDS if args[0].name == "zone" else args[0]
         if f == "revealed":
@@ -314,14 +314,14 @@ class ExpressionsPass:
             if f == "combinations":
                 self.expect(e.args[1], args[1], T.INT, "the size of the combinations")
             if not T.is_list(args[0]) and args[0] != T.ANY:
-                self.error(e.args[0].span, f"'{f}' needs a list, not {args[0]}")
+                self.error("type-mismatch", e.args[0].span, f"'{f}' needs a list, not {args[0]}")
                 return T.ANY
             return T.list_of(T.CARDS if args[0].name == "zone" else args[0])
         if f in ("count", "sorted", "distinct", "random"):
             if not arity(1):
                 return T.ANY
             if not T.is_list(args[0]) and args[0] != T.ANY:
-                self.error(e.args[0].span, f"'{f}' needs a list, not {args[0]}")
+                self.error("type-mismatch", e.args[0].span, f"'{f}' needs a list, not {args[0]}")
                 return T.ANY
             if f == "count":
                 return T.INT
@@ -341,7 +341,7 @@ class ExpressionsPass:
                 self.expect_zone(e.args[0], args[0])
                 z = self.zone_of(e.args[0])
                 if f == "plays" and z is not None and z.kind != "plays":
-                    self.error(e.args[0].span, f"zone '{z.name}' is a {z.kind}, not a plays zone")
+                    self.error("type-mismatch", e.args[0].span, f"zone '{z.name}' is a {z.kind}, not a plays zone")
             return T.list_of(T.PLAY) if f == "plays" else T.CARDS
         if f in ("max", "min"):
             if arity(2) and T.ordered_enum(args[0]) and args[1] in (args[0], T.ANY):
@@ -358,9 +358,9 @@ class ExpressionsPass:
             if arity(2):
                 self.expect(e.args[0], args[0], T.ENTRY, "the first argument of 'tagged'")
                 if not isinstance(e.args[1], A.StrLit):
-                    self.error(e.args[1].span, "the tag must be written as a string, like \"power\"")
+                    self.error("type-mismatch", e.args[1].span, "the tag must be written as a string, like \"power\"")
                 elif e.args[1].value not in self.effects and e.args[1].value not in self.effect_tags:
-                    self.error(e.args[1].span, f"unknown effect or effect tag '{e.args[1].value}'",
+                    self.error("unknown-name", e.args[1].span, f"unknown effect or effect tag '{e.args[1].value}'",
                                did_you_mean(e.args[1].value, list(self.effects) + list(self.effect_tags)))
             return T.BOOL
         return T.ANY
@@ -377,7 +377,7 @@ class ExpressionsPass:
         t = self._operator(e.op, (e.left.span, self.expr(e.left, env)), (e.right.span, self.expr(e.right, env)),
                            e.span)
         if e.op == "^" and (const_int(e.right) or 0) < 0:
-            self.error(e.right.span, f"a negative power ({const_int(e.right)}) is not a whole number",
+            self.error("type-mismatch", e.right.span, f"a negative power ({const_int(e.right)}) is not a whole number",
                        "a power's exponent is 0 or more")
         return t
 
@@ -394,7 +394,7 @@ class ExpressionsPass:
             return T.BOOL
         if op == "+" and (T.is_list(a) or T.is_list(b)):
             if not (T.is_list(a) and T.is_list(b)) or not T.comparable(T.elem_of(a), T.elem_of(b)):
-                self.error(span, f"cannot add {a} and {b}")
+                self.error("type-mismatch", span, f"cannot add {a} and {b}")
                 return T.ANY
             joined = T.unify(a, b)
             return T.CARDS if joined.name == "zone" else joined  # hand + table: their cards, no zone
@@ -406,17 +406,17 @@ class ExpressionsPass:
             return T.INT
         if op in ("==", "!="):
             if not T.comparable(a, b):
-                self.error(span, f"cannot compare {a} with {b}")
+                self.error("type-mismatch", span, f"cannot compare {a} with {b}")
             return T.BOOL
         if op == "in":
             if not T.is_list(b) and b != T.ANY:
-                self.error(right_span, f"'in' needs a list on its right, not {b}")
+                self.error("type-mismatch", right_span, f"'in' needs a list on its right, not {b}")
             elif not T.comparable(T.elem_of(b), a):
-                self.error(span, f"a {a} can never be in a {b}")
+                self.error("type-mismatch", span, f"a {a} can never be in a {b}")
             return T.BOOL
         if T.ordered_enum(a) or T.ordered_enum(b):  # members compare in the order the enum declares them
             if T.ANY not in (a, b) and a != b:
-                self.error(span, f"'{op}' compares two members of one enum, not {a} with {b}")
+                self.error("type-mismatch", span, f"'{op}' compares two members of one enum, not {a} with {b}")
             return T.BOOL
         expect_both(T.INT, f"'{op}'")
         return T.BOOL
@@ -424,7 +424,7 @@ class ExpressionsPass:
     def _quant(self, e: A.Quant, env) -> T.Type:
         dt = self.expr(e.domain, env)
         if not T.is_list(dt) and dt != T.ANY:
-            self.error(e.domain.span, f"'{e.kind}' needs a list to range over, not {dt}")
+            self.error("out-of-range", e.domain.span, f"'{e.kind}' needs a list to range over, not {dt}")
         inner = dict(env)
         et = T.elem_of(dt) if dt != T.ANY else T.ANY
         inner[e.var] = et
@@ -433,14 +433,14 @@ class ExpressionsPass:
         bt = self.expr(e.body, inner) if e.body is not None else None
         k = e.kind
         if e.ties_last and k not in ("argmax", "argmin"):
-            self.error(e.span, "'ties last' only goes with argmax and argmin")
+            self.error("misuse", e.span, "'ties last' only goes with argmax and argmin")
         if k in ("any", "all", "count", "first"):
             if bt is not None:
                 self.expect(e.body, bt, T.BOOL, f"the condition of '{k}'")
             return {"count": T.INT, "first": et}.get(k, T.BOOL)
         if k in ("sum", "max", "min", "argmax", "argmin"):
             if bt is None:
-                self.error(e.span, f"'{k}' needs ': <number>' after its list")
+                self.error("type-mismatch", e.span, f"'{k}' needs ': <number>' after its list")
             elif k != "sum" and T.ordered_enum(bt):  # the last (or first) member in the enum's order
                 return bt if k in ("max", "min") else et
             else:

@@ -19,16 +19,16 @@ class FaceDownPass:
         for sel in _NOT_WITH_POSITION:
             if getattr(p, sel) is not None:
                 word = "sum" if sel == "sum_of" else sel
-                self.error(p.span, f"'by position' does not go with '{word}' (a '{word}' set leaves face-down "
+                self.error("by-position", p.span, f"'by position' does not go with '{word}' (a '{word}' set leaves face-down "
                                    f"cards out, so there is no position to pick)")
                 return
         for term in _terms(p.domain):
             z = self.zone_of(term)
             if z is None:
-                self.error(term.span, "'by position' picks a card by its place in a zone: name the zones "
+                self.error("by-position", term.span, "'by position' picks a card by its place in a zone: name the zones "
                                       "here directly (a pile or plays zone, e.g. hand[active])")
             elif z.kind == "set":
-                self.error(term.span, f"'by position' needs an ordered zone, but '{z.name}' is a set "
+                self.error("by-position", term.span, f"'by position' needs an ordered zone, but '{z.name}' is a set "
                                       f"(the order of its cards means nothing)",
                            f"declare it 'zone {z.name}{'[player]' if z.per_player else ''}: pile ...' "
                            f"if its cards keep their places")
@@ -37,7 +37,7 @@ class FaceDownPass:
         """Warn at each requirement (and each choice's 'where') that reads a card choice which
         may be picked face down: that condition does not apply to a face-down pick."""
         for cond, what, read, zone in face_down_reads(a, a in self.abilities, self.zone_of):
-            self.warning(read.span, f"{what} reads '{read.name}', which may be a face-down card of {zone} (a "
+            self.warning("face-down-read", read.span, f"{what} reads '{read.name}', which may be a face-down card of {zone} (a "
                                     f"zone the chooser may not see): it does not apply to a face-down pick",
                          f"test the card in the effect once it is drawn (if {read.name} ... {{ }}), "
                          f"or choose from cards the chooser sees")

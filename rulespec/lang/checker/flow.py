@@ -18,17 +18,9 @@ entry fields, event fields, events emitted in a secret branch), then reports onc
 from __future__ import annotations
 
 from .. import ast as A
+from ..diagnostics import Related
 from .flow_labels import NONE, PUBLIC, FlowLabels, Val, either, face_up, zone_key
 
-# The findings, one code each (the lead wires these to the diagnostics' code field).
-CODES = {
-    "secrecy-log": "a log line depends on cards some player may not see",
-    "secrecy-var": "a public variable is set from cards some player may not see",
-    "secrecy-target": "who acts, is asked or is targeted depends on cards some player may not see",
-    "secrecy-end": "the end of the game or its winners depend on cards some player may not see",
-    "secrecy-move": "which or how many cards move depends on cards some player may not see",
-    "secrecy-phase": "the next phase depends on cards some player may not see",
-}
 _HINT = "'announce' the outcome (an arm that holds an 'announce' is public), or 'reveal' the cards"
 
 
@@ -49,8 +41,9 @@ class FlowPass(FlowLabels):
         for (span, code), (msg, reads) in sorted(self._fl_found.items()):
             left = reads - self._fl_revealed
             if left:
-                read = min(left)
-                self.warning(span, f"{msg} (read at {read.line}:{read.col}) [{code}]", _HINT)
+                read = min(left)  # the first read in the file that nothing made public
+                self.warning(code, span, msg, _HINT,
+                             related=Related(read, "the hidden cards are read here"))
 
     def _fl_fixpoint(self) -> None:
         """Run over every declaration until what flows between them stops growing."""

@@ -23,10 +23,10 @@ class LintsPass:
                 if lo is not None and hi is not None:
                     total *= max(0, hi - lo + 1)
             if p.kind == "cards" and p.size is None and p.same is None and p.distinct is None:
-                self.warning(p.span, f"'{p.name}' may be any subset of its cards (2^n choices for n cards: "
+                self.warning("choice-explosion", p.span, f"'{p.name}' may be any subset of its cards (2^n choices for n cards: "
                                      f"a million for 20)", "bound it with 'size', e.g. size 1..3")
         if total > MAX_CHOICES:
-            self.warning(a.span, f"action '{a.name}' has {total:,} combinations of its number choices: more than "
+            self.warning("choice-explosion", a.span, f"action '{a.name}' has {total:,} combinations of its number choices: more than "
                                  f"the {MAX_CHOICES:,} one decision may list",
                          "use smaller ranges, or split the choice into steps")
 
@@ -40,7 +40,7 @@ class LintsPass:
         for cond in (ab.group.when, t.when):
             where = _self_beyond_properties(cond, self.defs, set(self.vars)) if cond is not None else None
             if where is not None:
-                self.warning(where.span, f"the condition of optional trigger '{t.name}' reads where its card is: "
+                self.warning("optional-reads-place", where.span, f"the condition of optional trigger '{t.name}' reads where its card is: "
                                          f"while the card is face down, every player who could hold it is asked, "
                                          f"by reading this condition for a copy of the card",
                              "make it depend on 'owner', the event and public facts ('self.PROPERTY' is fine)")
@@ -51,17 +51,17 @@ class LintsPass:
             self.used.add(self.game.score.var)
         for z in self.zones.values():
             if z.name not in self.used:
-                self.warning(z.decl.span, f"zone '{z.name}' is never used")
+                self.warning("unused-zone", z.decl.span, f"zone '{z.name}' is never used")
         for v in self.vars.values():
             if v.name not in self.used:
-                self.warning(v.decl.span, f"variable '{v.name}' is never used")
+                self.warning("unused-variable", v.decl.span, f"variable '{v.name}' is never used")
         listed = {a.name for p in self.phases.values() for a in p.actions} | \
             {a.name for a in self.actions.values() if a.offered_in}
         for a in self.actions.values():
             if a.respond_to:
                 continue  # responses are offered in response windows, not by phases
             if a.name not in listed:
-                self.warning(a.span, f"action '{a.name}' can never be taken: no phase lists it")
+                self.warning("unused-action", a.span, f"action '{a.name}' can never be taken: no phase lists it")
 
 
 def _self_beyond_properties(e: A.Expr, defs: dict, var_names: set, me: str = "self",

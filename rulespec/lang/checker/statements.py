@@ -22,10 +22,10 @@ class StatementsPass:
     def check_local_name(self, name: str, span: A.Span) -> None:
         """A 'let' or 'choose' name: not a global name it would hide, not a reserved word."""
         if name in RESERVED_WORDS:
-            self.error(span, f"'{name}' is a reserved word of the language and cannot name a local",
+            self.error("reserved-name", span, f"'{name}' is a reserved word of the language and cannot name a local",
                        f"in an expression '{name}' is always the language's own word: pick another name")
         elif name in self.global_names or name in BUILTIN_NAMES:
-            self.error(span, f"'{name}' would hide the global name '{name}'", "pick another name")
+            self.error("shadowed-name", span, f"'{name}' would hide the global name '{name}'", "pick another name")
 
     def stmt(self, s, env: dict) -> None:
         if isinstance(s, A.Choose):
@@ -35,17 +35,17 @@ class StatementsPass:
             self.check_local_name(s.name, s.span)
             env[s.name] = self.check_param(s.param, env)
             if s.param.kind == "bool" and s.optional:
-                self.error(s.span, "a yes/no question cannot be 'optional'")
+                self.error("misuse", s.span, "a yes/no question cannot be 'optional'")
             return
         if isinstance(s, A.Prevent):
             if env.get("$trigger") not in ("before", "on"):
-                self.error(s.span, "'prevent' stops an event from a trigger that runs 'before' or 'on' it",
+                self.error("misuse", s.span, "'prevent' stops an event from a trigger that runs 'before' or 'on' it",
                            None if "$trigger" in env else "write it in such a trigger's block")
             return
         if isinstance(s, A.Let):
             t = self.expr(s.value, env)
             if t == T.NONE:
-                self.error(s.span, f"cannot tell the type of '{s.name}' from none")
+                self.error("type-mismatch", s.span, f"cannot tell the type of '{s.name}' from none")
             self.check_local_name(s.name, s.span)
             env[s.name] = T.CARDS if t.name == "zone" else t
         elif isinstance(s, A.Assign) and s.target.path:
@@ -54,7 +54,7 @@ class StatementsPass:
             if s.op == "=":
                 self.expect(s.value, vt, target_t, f"'{'.'.join((s.target.name,) + s.target.path)}'")
             elif target_t not in (T.INT, T.ANY):
-                self.error(s.span, f"'{s.op}' needs a number, not {target_t}")
+                self.error("type-mismatch", s.span, f"'{s.op}' needs a number, not {target_t}")
             else:
                 self.expect(s.value, vt, T.INT, f"'{s.op}'")
         elif isinstance(s, A.Assign):
@@ -63,7 +63,7 @@ class StatementsPass:
             if s.op == "=":
                 self.expect(s.value, vt, target_t, f"'{s.target.name}'")
             elif target_t not in (T.INT, T.ANY):
-                self.error(s.span, f"'{s.op}' needs a number, but '{s.target.name}' is {target_t}")
+                self.error("type-mismatch", s.span, f"'{s.op}' needs a number, but '{s.target.name}' is {target_t}")
             else:
                 self.expect(s.value, vt, T.INT, f"'{s.op}'")
         elif isinstance(s, A.Move):
@@ -87,7 +87,7 @@ class StatementsPass:
             self.expect_zone(s.dest, dt)
             z = self.zone_of(s.dest)
             if z is not None and z.kind != "plays":
-                self.error(s.dest.span, f"'play ... to' needs a plays zone; '{z.name}' is a {z.kind}",
+                self.error("type-mismatch", s.dest.span, f"'play ... to' needs a plays zone; '{z.name}' is a {z.kind}",
                            f"declare it as: zone {z.name}: plays public")
             if s.by is not None:
                 self.expect(s.by, self.expr(s.by, env), T.PLAYER, "the player")
@@ -101,7 +101,7 @@ class StatementsPass:
         elif isinstance(s, A.For):
             t = self.expr(s.iterable, env)
             if not T.is_list(t) and t != T.ANY:
-                self.error(s.iterable.span, f"cannot loop over {t}; expected a list")
+                self.error("type-mismatch", s.iterable.span, f"cannot loop over {t}; expected a list")
             inner = dict(env)
             inner[s.var] = T.elem_of(t)
             self.block(s.body, inner)
@@ -116,7 +116,7 @@ class StatementsPass:
                 self.expect_cards(s.zone, t)
         elif isinstance(s, A.StackStmt):
             if s.effect.name not in self.effects:
-                self.error(s.effect.span, f"unknown effect '{s.effect.name}'", did_you_mean(s.effect.name, self.effects))
+                self.error("unknown-name", s.effect.span, f"unknown effect '{s.effect.name}'", did_you_mean(s.effect.name, self.effects))
             if s.by is not None:
                 self.expect(s.by, self.expr(s.by, env), T.PLAYER, "'by'")
             if s.target is not None:
@@ -131,7 +131,7 @@ class StatementsPass:
             for fname, fe in s.fields:
                 ft = self.expr(fe, env)
                 if s.effect.name in self.effects and fname not in fields:
-                    self.error(fe.span, f"effect '{s.effect.name}' has no field '{fname}'",
+                    self.error("unknown-name", fe.span, f"effect '{s.effect.name}' has no field '{fname}'",
                                did_you_mean(fname, fields) or (f"declare it: effect {s.effect.name}({fname}: ...)"
                                                                if not fields else None))
                 elif fname in fields:
@@ -147,30 +147,30 @@ class StatementsPass:
             self.expect(s.entry, self.expr(s.entry, env), T.ENTRY, "what 'cancel' cancels")
         elif isinstance(s, A.Emit):
             if s.event.name in BUILTIN_EVENTS:
-                self.error(s.event.span, f"'{s.event.name}' is raised by the engine itself and cannot be emitted")
+                self.error("misused-name", s.event.span, f"'{s.event.name}' is raised by the engine itself and cannot be emitted")
             elif s.event.name not in self.events:
-                self.error(s.event.span, f"unknown event '{s.event.name}'", did_you_mean(s.event.name, self.events))
+                self.error("unknown-name", s.event.span, f"unknown event '{s.event.name}'", did_you_mean(s.event.name, self.events))
             else:
                 params = self.event_params(s.event.name)
                 if len(params) != len(s.args):
-                    self.error(s.span, f"event '{s.event.name}' takes {len(params)} argument(s), not {len(s.args)}")
+                    self.error("arity", s.span, f"event '{s.event.name}' takes {len(params)} argument(s), not {len(s.args)}")
                 for a, (pname, pt) in zip(s.args, params):
                     self.expect(a, self.expr(a, env), pt, f"argument '{pname}' of event '{s.event.name}'")
             if s.target is not None:
                 if s.target in self.global_names or s.target in BUILTIN_NAMES:
-                    self.error(s.span, f"'{s.target}' would hide the global name '{s.target}'", "pick another name")
+                    self.error("shadowed-name", s.span, f"'{s.target}' would hide the global name '{s.target}'", "pick another name")
                 env[s.target] = T.record_type(s.event.name) if s.event.name in self.events else T.ANY
 
     def cause(self, s, env: dict) -> None:
         if s.cause is not None:
             t = self.expr(s.cause, env)
             if t.name not in ("text", "enum", "any"):
-                self.error(s.cause.span, f"a cause is a text or an enum member, not {t}")
+                self.error("type-mismatch", s.cause.span, f"a cause is a text or an enum member, not {t}")
 
     def field_lvalue(self, lv: A.LValue, env: dict) -> T.Type:
         """The type of a field written through a name: this.n, stack_top.target, r.amount."""
         if len(lv.path) > 1:
-            self.error(lv.span, "only one field deep can be assigned (like this.n)")
+            self.error("misused-name", lv.span, "only one field deep can be assigned (like this.n)")
             return T.ANY
         base = A.Name(lv.name, lv.span)
         t = self.expr(base, env)
@@ -182,7 +182,7 @@ class StatementsPass:
                 return ENTRY_FIELDS[field][0]
             ft = self.entry_field_type(field)
             if ft is None:
-                self.error(lv.span, f"a stack entry's '{field}' cannot be assigned" if field in ENTRY_FIELDS
+                self.error("misused-name", lv.span, f"a stack entry's '{field}' cannot be assigned" if field in ENTRY_FIELDS
                            else f"no effect has a field '{field}'",
                            did_you_mean(field, [f for fs in self.effect_fields.values() for f in fs]))
                 return T.ANY
@@ -190,10 +190,10 @@ class StatementsPass:
         if t.name == "record":
             params = dict(self.event_params(t.enum))
             if field not in params:
-                self.error(lv.span, f"event '{t.enum}' has no field '{field}'", did_you_mean(field, params))
+                self.error("unknown-name", lv.span, f"event '{t.enum}' has no field '{field}'", did_you_mean(field, params))
                 return T.ANY
             return params[field]
-        self.error(lv.span, f"{t} has no fields that can be assigned")
+        self.error("unknown-name", lv.span, f"{t} has no fields that can be assigned")
         return T.ANY
 
     def entry_field_type(self, field: str) -> Optional[T.Type]:
@@ -205,15 +205,15 @@ class StatementsPass:
         """Report an assignment to something that is not a variable; returns ANY."""
         n = lv.name
         if n in self.zones:
-            self.error(lv.span, f"'{n}' is a zone, not a variable: zones change with move, deal and play")
+            self.error("misused-name", lv.span, f"'{n}' is a zone, not a variable: zones change with move, deal and play")
         elif n in self.options:
-            self.error(lv.span, f"'{n}' is an option: options are fixed for the whole game")
+            self.error("misused-name", lv.span, f"'{n}' is an option: options are fixed for the whole game")
         elif n in self.enum_member:
-            self.error(lv.span, f"'{n}' is a member of enum {self.enum_member[n]}, not a variable")
+            self.error("misused-name", lv.span, f"'{n}' is a member of enum {self.enum_member[n]}, not a variable")
         elif n in env or n in BUILTIN_NAMES:
-            self.error(lv.span, f"'{n}' cannot be indexed: only a per-player variable can be assigned with [...]")
+            self.error("per-player", lv.span, f"'{n}' cannot be indexed: only a per-player variable can be assigned with [...]")
         else:
-            self.error(lv.span, f"unknown variable '{n}'", did_you_mean(n, list(self.vars) + list(env)))
+            self.error("unknown-name", lv.span, f"unknown variable '{n}'", did_you_mean(n, list(self.vars) + list(env)))
         if lv.index is not None:
             self.expr(lv.index, env)
         return T.ANY
@@ -225,7 +225,7 @@ class StatementsPass:
             if lv.name in BUILTIN_NAMES:
                 t, assignable, _ = BUILTIN_NAMES[lv.name]
                 if not assignable:
-                    self.error(lv.span, f"'{lv.name}' cannot be assigned")
+                    self.error("misused-name", lv.span, f"'{lv.name}' cannot be assigned")
                     return T.ANY
                 return t
             v = self.vars.get(lv.name)
@@ -233,7 +233,7 @@ class StatementsPass:
                 return self.not_a_variable(lv, env)
             self.used.add(lv.name)
             if v.per_player:
-                self.error(lv.span, f"'{lv.name}' is per player: say whose, like {lv.name}[active]")
+                self.error("per-player", lv.span, f"'{lv.name}' is per player: say whose, like {lv.name}[active]")
                 return T.ANY
             return v.type
         v = self.vars.get(lv.name)
@@ -242,7 +242,7 @@ class StatementsPass:
         self.used.add(lv.name)
         self.expect(lv.index, self.expr(lv.index, env), T.PLAYER, "the index of a per-player variable")
         if not v.per_player:
-            self.error(lv.span, f"'{lv.name}' is not per player and cannot be indexed",
+            self.error("per-player", lv.span, f"'{lv.name}' is not per player and cannot be indexed",
                        f"declare it per player: var {lv.name}[player]: ...")
             return T.ANY
         return v.type

@@ -95,7 +95,7 @@ def register(path) -> str:
     if not isinstance(path, (str, Path)):
         raise ValueError(f"a rules file's path is text, not {path!r}")
     p = Path(path)
-    if not p.is_file():  # a shipped game's name ("chuhan"), as every command takes it
+    if not p.is_file():  # a shipped game's name, as every command takes it
         try:
             p = Path(resolve(path))
         except RulesError:

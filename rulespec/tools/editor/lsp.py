@@ -331,8 +331,14 @@ class RulesServer(LanguageServer):
         diags = []
         for x in an.diagnostics:
             msg = x.message + (f"\nhint: {x.hint}" if x.hint else "")
+            related = None
+            if getattr(x, "related", None) is not None:  # a second place, e.g. where a read is seen
+                related = [L.DiagnosticRelatedInformation(
+                    location=L.Location(uri=d.uri, range=codec.range(an, x.related.span)),
+                    message=x.related.message)]
             diags.append(L.Diagnostic(
-                range=codec.range(an, x.span), message=msg, source="rulespec",
+                range=codec.range(an, x.span), message=msg, source="rulespec", code=x.code or None,
+                related_information=related,
                 severity=L.DiagnosticSeverity.Error if x.severity == "error" else L.DiagnosticSeverity.Warning))
         d.published_version = d.future_version
         self.text_document_publish_diagnostics(

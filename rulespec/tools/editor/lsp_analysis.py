@@ -182,7 +182,8 @@ class Analysis:
         except RulesError as e:
             self.diagnostics = list(e.diagnostics)
         except RecursionError:
-            self.diagnostics = [Diagnostic("error", "the rules nest too deeply to check", path, A.NOWHERE)]
+            self.diagnostics = [Diagnostic("error", "the rules nest too deeply to check", path, A.NOWHERE,
+                                          code="too-deep")]
         else:
             self.diagnostics = [d for d in checker.diags if d.severity == "warning"]
         self.checker = checker

@@ -167,7 +167,8 @@ steps
 
 Action strings are the engine's texts, as ``rulespec play`` lists them.  Cards
 joined with `` + `` at the end of an action may be given in any order:
-``follow blue 6 (open) + red 6 (open)`` matches ``follow red 6 (open) + blue 6 (open)``.
+``follow blue 6 (open) + red 6 (open)`` matches ``follow red 6 (open) + blue 6 (open)``; so may
+the cards of an answer that is cards only (``Wine ♠9 + Strike ♠7``).
 
 Every problem -- YAML syntax, an unknown or repeated key, card, zone, phase,
 variable or player, an illegal ``play``, a broken invariant, a failed

@@ -79,6 +79,17 @@ def branches(model) -> list[Branch]:
     return sorted(unique, key=lambda b: (b.line, b.col, b.key))
 
 
+def if_at(model, line: int, col: int) -> Optional[A.If]:
+    """The if statement whose arm starts at (line, col) (a Branch's line and col), or None."""
+    text = _Text(model.source)
+    for rule, block in _blocks(model):
+        for s in _ifs(block):
+            if (s.span.line, s.span.col) == (line, col) or any((b.line, b.col) == (line, col)
+                                                                 for b in _if_arms(text, s, rule)):
+                return s
+    return None
+
+
 def _blocks(model) -> Iterator[tuple[str, Optional[A.Block]]]:
     for p in model.phases.values():
         yield f"phase '{p.name}': enter", p.enter

@@ -30,9 +30,10 @@ from __future__ import annotations
 import sys
 import types
 
-from . import lazy_trace, planning, playing, replays, results, running, shrinking
+from . import cause, lazy_trace, planning, playing, replays, results, running, shrinking
 # the names others use (tests, the command line, stats, bench, the web table), from the parts;
 # replay and state_problems (of checks.py) because tests patch them here: see _Face
+from .cause import Positions, explain
 from .checks import replay, state_problems
 from .lazy_trace import LazyTrace
 from .planning import (AGENT_KINDS, DEFAULT_AGENTS, DEFAULT_MAX_STEPS, FuzzError, GameJob, RareFirst, check_rate,

@@ -32,6 +32,7 @@ class Failure:
     then_first: bool = False  # after the choices, the first legal action at every decision (an endless game)
     viewer: Optional[int] = None  # the counterfactual check's viewer in this game (None: not checked)
     detail: Optional[dict] = None  # a counterfactual leak: what a scenario needs (see _counterfactual)
+    cause: Optional[dict] = None  # why, in rules positions (cause.py: explain); its "text" is one line
 
     @property
     def steps(self) -> int:

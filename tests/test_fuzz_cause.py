@@ -64,6 +64,15 @@ def test_a_leak_without_a_branch_says_the_runs_did_not_part():
     assert "vars.hint" in cause["differs"]
 
 
+@pytest.mark.parametrize("engine", ["compiled", "interpreted"])
+def test_a_log_text_that_reads_a_hidden_hand_names_its_statement(engine):
+    cause = first_cause(interpreter.load(LAB, engine=engine), games=20, options={"leak": False, "boast": True})
+    line = line_of(LAB, "passes holding")
+    assert cause["parted"] is False and cause["line"] == line, cause
+    assert f"secrecy_cause.rules:{line}:16 log \"{{active}} passes holding {{aces(active)}} Aces\"" in cause["text"]
+    assert cause["reads"] and "log differs" in cause["differs"]
+
+
 def test_an_endless_game_names_the_positions_it_repeats():
     game = interpreter.load(LAB)
     options = {"leak": False, "endless": True}
@@ -76,6 +85,7 @@ def test_an_endless_game_names_the_positions_it_repeats():
     assert cause["decisions"] >= 1 and cause["text"].startswith("the game repeats"), cause
     assert any(f"secrecy_cause.rules:{check}:1 action check" in r for r in cause["repeats"])
     assert any(f"secrecy_cause.rules:{ask}:5 if holds_ace" in r for r in cause["repeats"])
+    assert f"stays in phase turn, whose `end when turns >= 8 and endless == false`" in cause["text"]
 
 
 def test_the_cause_reaches_the_report_the_json_the_replay_and_the_scenario(tmp_path):

@@ -36,6 +36,12 @@ def if_key(s: A.If, arm: int) -> str:
     return f"branch:{s.span.line}:{s.span.col}:{arm}"
 
 
+def log_key(s) -> str:
+    """The counter key of a `log` or `announce` statement (counted where it runs, so that a
+    position trace names the line that wrote a log entry; not a branch)."""
+    return f"log:{s.span.line}:{s.span.col}"
+
+
 def next_key(p: A.PhaseDecl, i: int) -> str:
     """The counter key of the i-th 'next' clause of a phase with several."""
     return f"branch:{p.span.line}:{p.span.col}:{i}"
@@ -87,6 +93,26 @@ def if_at(model, line: int, col: int) -> Optional[A.If]:
             if (s.span.line, s.span.col) == (line, col) or any((b.line, b.col) == (line, col)
                                                                  for b in _if_arms(text, s, rule)):
                 return s
+    return None
+
+
+def statement_at(model, line: int, col: int) -> Optional[A.Stmt]:
+    """The statement that starts at (line, col) in a rule's block, or None."""
+    def walk(block):
+        for s in (block.stmts if block is not None else ()):
+            if (s.span.line, s.span.col) == (line, col):
+                return s
+            inner = [b for _, b in s.branches] + [s.else_] if isinstance(s, A.If) else \
+                [s.body] if isinstance(s, A.For) else []
+            for b in inner:
+                found = walk(b)
+                if found is not None:
+                    return found
+        return None
+    for _, block in _blocks(model):
+        found = walk(block)
+        if found is not None:
+            return found
     return None
 
 

@@ -26,7 +26,8 @@ from typing import Optional
 import attrs
 
 from rulespec.lang import ast as A
-from rulespec.lang.branches import Branch, branches, if_at
+from rulespec.lang.branches import Branch, branches, if_at, statement_at
+from rulespec.lang.graph import source_text
 
 from .playing import list_picker
 from .secrecy import WINDOW_PHRASE
@@ -62,6 +63,9 @@ class Names:
     def where(self, key: str) -> Optional[tuple]:
         """(line, col) of a position, or None."""
         kind, _, rest = key.partition(":")
+        if kind == "log":
+            line, _, col = rest.partition(":")
+            return int(line), int(col)
         if kind == "branch":
             b = self.branches.get(key)
             return (b.line, b.col) if b else None
@@ -75,9 +79,16 @@ class Names:
     def describe(self, key: str) -> str:
         kind, _, rest = key.partition(":")
         b = self.branches.get(key)
-        what = f"{b.text} ({b.arm})" if b else f"{kind} {rest}"
+        what = f"{b.text} ({b.arm})" if b else self.statement(key) if kind == "log" else f"{kind} {rest}"
         at = self.where(key)
         return f"{self.path}:{at[0]}:{at[1]} {what}" if at else what
+
+
+    def statement(self, key: str) -> str:
+        """A `log` or `announce` statement as written (its line from its column, cut)."""
+        s = statement_at(self.model, *self.where(key))
+        text = " ".join(source_text(self.model.source, s.span).split()) if s is not None else key
+        return text if len(text) <= 60 else text[:57].rstrip() + "..."
 
 
 # ---------------------------------------------------------------------- a counterfactual failure
@@ -118,7 +129,7 @@ def counterfactual_cause(game, failure, options: Optional[dict], path: Optional[
         if _realign(layouts[i], other, sig, names, set_zones) == _OUT_OF_STEP:
             _follow_places(layouts[i], other, sig)
     return _parting(Names(game, path), w, viewer, k, played.events, redealt.events, _what_differs(failure.message),
-                    actions)
+                    actions, d.get("kind", ""))
 
 
 def _what_differs(message: str) -> str:
@@ -143,7 +154,8 @@ def _segments(events: list) -> list:
     return out
 
 
-def _parting(names: Names, w, viewer: int, k: int, mine: list, theirs: list, message: str, actions: list) -> dict:
+def _parting(names: Names, w, viewer: int, k: int, mine: list, theirs: list, message: str, actions: list,
+             kind: str = "") -> dict:
     a, b = _segments(mine), _segments(theirs)
     last = k  # the segment of the action after which the views differ (the setup when k is 0)
     order = [last] + [j for j in range(min(len(a), len(b))) if j != last]
@@ -167,6 +179,21 @@ def _parting(names: Names, w, viewer: int, k: int, mine: list, theirs: list, mes
                 "text": text + f"; what P{viewer + 1} then sees differs: {message}"}
     seg = a[last] if last < len(a) else []
     rules = [names.describe(e) for e in seg if not e.startswith("event:")]
+    keys = list(dict.fromkeys(e for e in seg if e.startswith("log:")))
+    logs = [names.describe(e) for e in keys]
+    if logs and kind == "log":
+        said = [statement_at(names.model, *names.where(e)) for e in keys]
+        parts = [p for s in said if s is not None for p in names.model.templates.get(s.template, ())]
+        reads = _hidden_reads(names.model, w, viewer, [p for p in parts if not isinstance(p, str)])  # a log line reads otherwise: the statements that wrote that action's lines
+        line, col = names.where(keys[0])
+        return {"parted": False, "decision": k, "positions": rules[-CYCLE_SHOWN:], "logs": logs,
+                "file": names.path, "line": line, "col": col,
+                "differs": message,
+                "text": (f"the game as played and the re-deal ran the same rules positions (no branch took another "
+                         f"arm): a log text shows P{viewer + 1} something of a hidden card; in "
+                         f"{_stage(last, actions)} the log was written by " + "; ".join(logs)
+                         + (_reads_text(reads, viewer).replace("it reads", "they read") if reads else "")
+                         + f"; P{viewer + 1} sees: {message}"), "reads": reads}
     return {"parted": False, "decision": k, "positions": rules[-CYCLE_SHOWN:],
             "differs": message,
             "text": (f"the game as played and the re-deal ran the same rules positions (no branch took another "
@@ -285,19 +312,31 @@ def endless_cause(game, failure, options: Optional[dict], max_steps: int, path: 
     names = Names(game, path)
     # (a decision's marker without its number: the same decision of every round reads the same)
     tail = [DECISION if e.startswith(DECISION) else e for e in trace.events[-CYCLE_TAIL:]
-            if not e.startswith("event:")]
+            if not e.startswith(("event:", "log:"))]  # (the rules run, not what they wrote)
     cycle = _cycle(tail)
     decisions = sum(1 for e in cycle or () if e.startswith(DECISION))
+    ending = _never_held(names, st)
     if cycle:
         shown = [names.describe(e) for e in cycle if not e.startswith(DECISION)]
         text = (f"the game repeats {decisions} decision{'s' if decisions != 1 else ''} without end: "
                 + "; ".join(shown[:CYCLE_SHOWN]) + ("; ..." if len(shown) > CYCLE_SHOWN else ""))
-        return {"repeats": shown, "decisions": decisions, "text": text}
+        return {"repeats": shown, "decisions": decisions, "text": text + ending}
     common = Counter(e for e in tail if not e.startswith(DECISION)).most_common(CYCLE_SHOWN)
-    shown = [f"{names.describe(e)} ({n} times)" for e, n in common]
+    shown = [f"{names.describe(e)} ({n} time{'s' if n != 1 else ''})" for e, n in common]
     return {"repeats": shown, "decisions": None,
             "text": f"the rules run most, in the last {sum(1 for e in tail if e.startswith(DECISION))} "
-                    f"decisions: " + "; ".join(shown)}
+                    f"decisions: " + "; ".join(shown) + ending}
+
+
+def _never_held(names: Names, st) -> str:
+    """'; the game stays in phase turn, whose `end when ...` (file:line:col) has not held' (or nothing)."""
+    phase = names.model.phases.get(st.phase)
+    cond = getattr(phase, "end_when", None)
+    if cond is None:
+        return ""
+    text = " ".join(source_text(names.model.source, cond.span).split())
+    return (f"; the game stays in phase {phase.name}, whose `end when {text}` "
+            f"({names.path}:{cond.span.line}:{cond.span.col}) has not held")
 
 
 def _cycle(events: list) -> Optional[list]:

@@ -46,6 +46,17 @@ def test_a_leak_names_the_if_that_reads_the_hidden_hand(engine):
     assert "which P" in cause["text"] and "to act" in cause["differs"]
 
 
+def test_a_relabelled_re_deal_is_traced_from_its_first_decision(monkeypatch):
+    """Where the setup does not deal the re-deal again, the dealt position is relabelled: its
+    setup is not run again, so only the actions are compared (not a setup that 'parts')."""
+    game = interpreter.load(LAB)
+    result = F.fuzz(game, 16)
+    f = next(f for f in result.failures() if f.check == S.CHECK)
+    monkeypatch.setattr(S, "dealt_again", lambda *a, **k: None)
+    cause = F.explain(game, f, {}, result.max_steps).cause
+    assert cause["line"] == line_of(LAB, "if holds_ace(next_player(active))") and cause["decision"] >= 1, cause
+
+
 def test_the_announced_twin_is_clean():
     game = interpreter.load(LAB)
     fair = F.fuzz(game, 30, options={"leak": False})
@@ -58,10 +69,11 @@ def test_a_window_names_its_ask():
     assert "the `ask` of effect spell chose whom its window asks" in cause["text"] and cause["reads"]
 
 
-def test_a_leak_without_a_branch_says_the_runs_did_not_part():
+def test_a_variable_set_from_a_hidden_hand_names_its_assignment():
     cause = first_cause(interpreter.load(PLANTED), games=6)
-    assert cause["parted"] is False and "ran the same rules positions" in cause["text"], cause
-    assert "vars.hint" in cause["differs"]
+    assert cause["parted"] is False and cause["line"] == line_of(PLANTED, "if leak { hint = next_hand_value() }")
+    assert "`hint = next_hand_value()` sets hint from hidden cards" in cause["text"], cause
+    assert cause["reads"] and "vars.hint" in cause["differs"]
 
 
 @pytest.mark.parametrize("engine", ["compiled", "interpreted"])

@@ -96,24 +96,24 @@ def if_at(model, line: int, col: int) -> Optional[A.If]:
     return None
 
 
-def statement_at(model, line: int, col: int) -> Optional[A.Stmt]:
-    """The statement that starts at (line, col) in a rule's block, or None."""
+def statements(model) -> Iterator[A.Stmt]:
+    """Every statement of every rule's block, nested ones included."""
     def walk(block):
         for s in (block.stmts if block is not None else ()):
-            if (s.span.line, s.span.col) == (line, col):
-                return s
-            inner = [b for _, b in s.branches] + [s.else_] if isinstance(s, A.If) else \
-                [s.body] if isinstance(s, A.For) else []
-            for b in inner:
-                found = walk(b)
-                if found is not None:
-                    return found
-        return None
+            yield s
+            if isinstance(s, A.If):
+                for _, b in s.branches:
+                    yield from walk(b)
+                yield from walk(s.else_)
+            elif isinstance(s, A.For):
+                yield from walk(s.body)
     for _, block in _blocks(model):
-        found = walk(block)
-        if found is not None:
-            return found
-    return None
+        yield from walk(block)
+
+
+def statement_at(model, line: int, col: int) -> Optional[A.Stmt]:
+    """The statement that starts at (line, col) in a rule's block, or None."""
+    return next((s for s in statements(model) if (s.span.line, s.span.col) == (line, col)), None)
 
 
 def _blocks(model) -> Iterator[tuple[str, Optional[A.Block]]]:

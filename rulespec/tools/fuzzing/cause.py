@@ -14,19 +14,27 @@ traces, and the traces of the last action (where the views parted) are compared:
 position where they differ is the cause -- usually an `if` that took another arm in W', because
 its condition reads cards the viewer cannot see.  Its condition is walked for the zones it reads
 (through the defs it calls), and those the viewer cannot see in W are named.  When that action
-ran the same positions in both worlds, the earliest decision whose positions differ is named;
-when none differs, the difference came from a statement that shows a hidden value directly (a
-log text): the positions of that last action are named instead.
+ran the same positions in both worlds, the earliest action whose positions differ is named.
+When none differs: where both worlds ask in a response window but ask other players, the
+effect's `ask` is named (and the zones it reads); where a variable differs, the assignments
+to it whose values read hidden zones; where a log line differs, the `log` and
+`announce` statements that wrote that action's lines (the counting program counts them too,
+"log:LINE:COL") and the zones their texts read; else the positions of that action.
+
+A game that does not end is replayed (its choices, then the first legal action) to max_steps
+with a position trace, and the shortest block of positions its end repeats is named, with the
+phase whose `end when` has not held.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Optional
 
 import attrs
 
 from rulespec.lang import ast as A
-from rulespec.lang.branches import Branch, branches, if_at, statement_at
+from rulespec.lang.branches import Branch, branches, if_at, statement_at, statements
 from rulespec.lang.graph import source_text
 
 from .playing import list_picker
@@ -116,6 +124,8 @@ def counterfactual_cause(game, failure, options: Optional[dict], path: Optional[
     if other is None:  # the setup does not deal that way: the dealt position relabelled (its setup not traced)
         other = relabelled(start, game, sigma)
         other.prog, other.cov = game.program(branches=True), redealt
+        first = next((i for i, e in enumerate(played.events) if e.startswith(DECISION)), len(played.events))
+        del played.events[:first]  # (nor compared: only the re-deal's actions are)
     names = getattr(other.prog, "card_kind", None) or other.prog.card_names
     set_zones = [slot.kind == "set" for slot in other.prog.slots]
     sig = list(range(len(names)))
@@ -156,6 +166,8 @@ def _segments(events: list) -> list:
 
 def _parting(names: Names, w, viewer: int, k: int, mine: list, theirs: list, message: str, actions: list,
              kind: str = "") -> dict:
+    """The cause, from the two traces: the first position where they part, in the action after
+    which the views differ (else the earliest action where they part); else what that action ran."""
     a, b = _segments(mine), _segments(theirs)
     last = k  # the segment of the action after which the views differ (the setup when k is 0)
     order = [last] + [j for j in range(min(len(a), len(b))) if j != last]
@@ -166,40 +178,75 @@ def _parting(names: Names, w, viewer: int, k: int, mine: list, theirs: list, mes
         i = next((i for i, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
         return _branch_cause(names, w, viewer, j, x[i] if i < len(x) else None, y[i] if i < len(y) else None,
                              message, _stage(j, actions))
+    stage = _stage(last, actions)
     window = _asking(names.model, w)
     if window is not None and WINDOW_PHRASE in message:  # both worlds ask, others: the `ask` chose them
-        where = (window.ask.span.line, window.ask.span.col)
-        reads = _hidden_reads(names.model, w, viewer, [window.ask])
-        text = (f"{names.path}:{where[0]}:{where[1]} the `ask` of effect {window.name} chose whom its window "
-                f"asks, in {_stage(last, actions)}")
-        if reads:
-            text += _reads_text(reads, viewer)
-        return {"parted": True, "file": names.path, "line": where[0], "col": where[1], "decision": last,
-                "arms": {}, "reads": reads, "differs": message,
-                "text": text + f"; what P{viewer + 1} then sees differs: {message}"}
+        return _window_cause(names, w, viewer, last, window, message, stage)
     seg = a[last] if last < len(a) else []
-    rules = [names.describe(e) for e in seg if not e.startswith("event:")]
-    keys = list(dict.fromkeys(e for e in seg if e.startswith("log:")))
-    logs = [names.describe(e) for e in keys]
+    logs = list(dict.fromkeys(e for e in seg if e.startswith("log:")))
     if logs and kind == "log":
-        said = [statement_at(names.model, *names.where(e)) for e in keys]
-        parts = [p for s in said if s is not None for p in names.model.templates.get(s.template, ())]
-        reads = _hidden_reads(names.model, w, viewer, [p for p in parts if not isinstance(p, str)])  # a log line reads otherwise: the statements that wrote that action's lines
-        line, col = names.where(keys[0])
-        return {"parted": False, "decision": k, "positions": rules[-CYCLE_SHOWN:], "logs": logs,
-                "file": names.path, "line": line, "col": col,
-                "differs": message,
-                "text": (f"the game as played and the re-deal ran the same rules positions (no branch took another "
-                         f"arm): a log text shows P{viewer + 1} something of a hidden card; in "
-                         f"{_stage(last, actions)} the log was written by " + "; ".join(logs)
-                         + (_reads_text(reads, viewer).replace("it reads", "they read") if reads else "")
-                         + f"; P{viewer + 1} sees: {message}"), "reads": reads}
-    return {"parted": False, "decision": k, "positions": rules[-CYCLE_SHOWN:],
-            "differs": message,
+        return _log_cause(names, w, viewer, last, logs, message, stage)
+    rules = [names.describe(e) for e in seg if not e.startswith(("event:", "log:"))]
+    var = re.search(r"differs at vars\.(\w+)", message)
+    if var is not None:
+        found = _var_cause(names, w, viewer, last, var.group(1), message, stage)
+        if found is not None:
+            return found
+    return {"parted": False, "decision": last, "positions": rules[-CYCLE_SHOWN:], "differs": message,
             "text": (f"the game as played and the re-deal ran the same rules positions (no branch took another "
                      f"arm): what P{viewer + 1} sees differs in what a statement wrote or showed from a hidden "
-                     f"card (a log text, a variable) in {_stage(last, actions)}, which ran "
+                     f"card (a log text, a variable) in {stage}, which ran "
                      + "; ".join(rules[-4:]) + f"; P{viewer + 1} sees: {message}")}
+
+
+def _window_cause(names: Names, w, viewer: int, segment: int, effect, message: str, stage: str) -> dict:
+    """Both worlds ask in the effect's window, other players: its `ask` chose them."""
+    line, col = effect.ask.span.line, effect.ask.span.col
+    reads = _hidden_reads(names.model, w, viewer, [effect.ask])
+    text = f"{names.path}:{line}:{col} the `ask` of effect {effect.name} chose whom its window asks, in {stage}"
+    return {"parted": True, "file": names.path, "line": line, "col": col, "decision": segment, "arms": {},
+            "reads": reads, "differs": message,
+            "text": text + (_reads_text(reads, viewer) if reads else "")
+            + f"; what P{viewer + 1} then sees differs: {message}"}
+
+
+def _var_cause(names: Names, w, viewer: int, segment: int, var: str, message: str, stage: str) -> Optional[dict]:
+    """A variable v sees differs, and no branch parted: the assignments to it whose values read
+    zones v cannot see (the first of them is the cause), or None when none does."""
+    found = []
+    for s in statements(names.model):
+        if isinstance(s, A.Assign) and s.target.name == var and not s.target.path:
+            reads = _hidden_reads(names.model, w, viewer, [s.value])
+            if reads:
+                found.append((s, reads))
+    if not found:
+        return None
+    s, reads = found[0]
+    said = " ".join(source_text(names.model.source, s.span).split())
+    return {"parted": False, "decision": segment, "file": names.path, "line": s.span.line, "col": s.span.col,
+            "reads": reads, "differs": message,
+            "text": (f"{names.path}:{s.span.line}:{s.span.col} `{said}` sets {var} from hidden cards (the runs "
+                     f"took the same rules positions; the views differ after {stage})" + _reads_text(reads, viewer)
+                     + ("; so do lines " + ", ".join(f"{o.span.line}:{o.span.col}" for o, _ in found[1:])
+                        if len(found) > 1 else "")
+                     + f"; what P{viewer + 1} then sees differs: {message}")}
+
+
+def _log_cause(names: Names, w, viewer: int, segment: int, logs: list, message: str, stage: str) -> dict:
+    """A log line reads otherwise, and no branch parted: the statements that wrote the action's
+    lines, and the hidden zones their texts read."""
+    said = [statement_at(names.model, *names.where(e)) for e in logs]
+    parts = [p for s in said if s is not None for p in names.model.templates.get(s.template, ())]
+    reads = _hidden_reads(names.model, w, viewer, [p for p in parts if not isinstance(p, str)])
+    line, col = names.where(logs[0])
+    shown = [names.describe(e) for e in logs]
+    return {"parted": False, "decision": segment, "logs": shown, "file": names.path, "line": line, "col": col,
+            "reads": reads, "differs": message,
+            "text": (f"the game as played and the re-deal ran the same rules positions (no branch took another "
+                     f"arm): a log text shows P{viewer + 1} something of a hidden card; in {stage} the log was "
+                     f"written by " + "; ".join(shown)
+                     + (_reads_text(reads, viewer, "they read") if reads else "")
+                     + f"; P{viewer + 1} sees: {message}")}
 
 
 def _branch_cause(names: Names, w, viewer: int, segment: int, mine, theirs, message: str, stage: str) -> dict:
@@ -215,12 +262,13 @@ def _branch_cause(names: Names, w, viewer: int, segment: int, mine, theirs, mess
     else:
         node = if_at(names.model, *where) if where and (b_mine or b_theirs) else None
         reads = _hidden_reads(names.model, w, viewer, [c for c, _ in node.branches]) if node else []
-    arm = lambda bb, e: f"{bb.text} ({bb.arm})" if bb else (names.describe(e) if e else "nothing more (a decision is asked)")  # noqa: E731
+    def arm(bb, e):
+        return f"{bb.text} ({bb.arm})" if bb else names.describe(e) if e else "nothing more (a decision is asked)"
+    arms = {"played": arm(b_mine, mine), "redealt": arm(b_theirs, theirs)}
     out = {"parted": True, "file": names.path, "line": where[0] if where else None,
            "col": where[1] if where else None,
-           "decision": segment,  # 0: the setup; j: the action of decision j - 1
-           "played": arm(b_mine, mine), "redealt": arm(b_theirs, theirs),
-           "reads": reads, "differs": message}
+           "decision": segment,  # 0: the setup; j: action j (the j-th recorded action)
+           "arms": arms, "reads": reads, "differs": message}
     head = f"{names.path}:{where[0]}:{where[1]} " if where else ""
     fork = b_mine or b_theirs
     if fork is not None and mine and theirs and mine.rsplit(":", 1)[0] == theirs.rsplit(":", 1)[0]:
@@ -231,18 +279,17 @@ def _branch_cause(names: Names, w, viewer: int, segment: int, mine, theirs, mess
         text = (f"{head}the `ask` of effect {asked.name} chose whom its window asks, in {stage}: "
                 f"{how(mine)} as played, {how(theirs)} re-dealt")
     else:
-        text = f"{head}the runs part in {stage}: {out['played']} as played, {out['redealt']} re-dealt"
+        text = f"{head}the runs part in {stage}: {arms['played']} as played, {arms['redealt']} re-dealt"
     if reads:
         text += _reads_text(reads, viewer)
     out["text"] = text + f"; what P{viewer + 1} then sees differs: {message}"
-    out["arms"] = {"played": out["played"], "redealt": out["redealt"]}
     return out
 
 
-def _reads_text(reads: list, viewer: int) -> str:
+def _reads_text(reads: list, viewer: int, verb: str = "it reads") -> str:
     """'; it reads hand, which P1 cannot see (hand[P2], hand[P3])'"""
     zones = ", ".join(dict.fromkeys(r.split("[")[0] for r in reads))
-    return f"; it reads {zones}, which P{viewer + 1} cannot see ({', '.join(reads)})"
+    return f"; {verb} {zones}, which P{viewer + 1} cannot see ({', '.join(reads)})"
 
 
 def _asking(model, w):

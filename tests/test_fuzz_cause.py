@@ -85,7 +85,7 @@ def test_a_log_text_that_reads_a_hidden_hand_names_its_statement(engine):
     assert cause["reads"] and "log differs" in cause["differs"]
 
 
-def test_an_endless_game_names_the_positions_it_repeats():
+def test_an_endless_game_names_the_positions_it_repeats(tmp_path):
     game = interpreter.load(LAB)
     options = {"leak": False, "endless": True}
     result = F.fuzz(game, 2, options=options, max_steps=40)
@@ -98,6 +98,9 @@ def test_an_endless_game_names_the_positions_it_repeats():
     assert any(f"secrecy_cause.rules:{check}:1 action check" in r for r in cause["repeats"])
     assert any(f"secrecy_cause.rules:{ask}:5 if holds_ace" in r for r in cause["repeats"])
     assert f"stays in phase turn, whose `end when turns >= 8 and endless == false`" in cause["text"]
+    rj, _ = F.write_failure(game, f, options, 40, tmp_path)  # `rulespec replay` names it again
+    out = F.run_replay(game, F.read_replay(rj))
+    assert F.replay_cause(game, F.read_replay(rj), out)["repeats"] == cause["repeats"]
 
 
 def test_the_cause_reaches_the_report_the_json_the_replay_and_the_scenario(tmp_path):
@@ -112,7 +115,11 @@ def test_the_cause_reaches_the_report_the_json_the_replay_and_the_scenario(tmp_p
     replay = json.loads(next(out.glob("*.replay.json")).read_text())
     assert replay["failure"]["cause"]["line"] == line
     assert f"# cause: tests/rules/secrecy_cause.rules:{line}:5" in next(out.glob("*.yaml")).read_text()
-    assert F.read_replay(next(out.glob("*.replay.json")))  # the replay file still reads
+    rj = next(out.glob("*.replay.json"))
+    r = subprocess.run([sys.executable, "-m", "rulespec.tools.cli", "replay", str(rj)], capture_output=True, text=True,
+                       cwd=ROOT, timeout=300)
+    assert r.returncode == 1 and "the recorded failure reproduces" in r.stdout, r.stdout + r.stderr
+    assert "cause: " in r.stdout and f"secrecy_cause.rules:{line}:5 `if holds_ace" in r.stdout, r.stdout
 
 
 def test_plain_play_runs_the_plain_program():

@@ -398,6 +398,9 @@ def replay_command(args, load_game) -> int:
         return 0
     check, message = out.failure
     print(f"failure: {check}: {message}")
+    cause = F.replay_cause(game, d, out, rules)
+    if cause:
+        print(f"cause: {cause['text']}")
     if recorded and recorded["check"] == check:
         print("the recorded failure reproduces")
     elif recorded:

@@ -42,7 +42,7 @@ from .planning import (AGENT_KINDS, DEFAULT_AGENTS, DEFAULT_MAX_STEPS, FuzzError
 from .playing import (FIRST_CHECKED, Outcome, Picker, StateCheckSchedule, _refuses, agent_picker, list_picker,
                       play_game, text_picker)
 from .replays import (REPLAY_FIELDS, REPLAY_FORMAT, REPLAY_VERSION, check_replay_game, read_replay, replay_from_text,
-                      replay_record, replay_rules_path, run_replay, scenario_text, write_failure)
+                      replay_cause, replay_record, replay_rules_path, run_replay, scenario_text, write_failure)
 from .results import (MAX_LISTED, RULE_KINDS, BranchCoverage, ChunkResult, Coverage, Failure, FuzzResult, Longest,
                       Rule, branch_coverage, coverage, rule_universe)
 from .running import (Backend, BackendUnavailable, LocalBackend, RayBackend, _game_from_source, _quiet_worker,

@@ -256,3 +256,18 @@ def run_replay(game, d: dict, on_step: Optional[Callable] = None) -> Outcome:
     if diverged and out.failure is None:
         out.failure = ("replay diverged", diverged[0])
     return out
+
+
+def replay_cause(game, d: dict, out: Outcome, path: Optional[str] = None) -> Optional[dict]:
+    """The cause of the failure a replay found (cause.py), for a counterfactual leak or a game
+    that does not end; None for the others."""
+    from .cause import explain
+    if out.failure is None:
+        return None
+    options = {k: game.parse_option(k, v) for k, v in d["options"].items()}
+    max_steps = d.get("max_steps") if isinstance(d.get("max_steps"), int) else default_max_steps(game.model)
+    then_first = d.get("then") == "first"
+    actions = list(d["actions"]) if then_first else list(out.actions)
+    f = Failure(0, d["players"], d["seed"], "", 0, out.failure[0], out.failure[1], list(range(len(actions))),
+                actions, then_first=then_first, detail=out.detail)
+    return explain(game, f, options, max_steps, path).cause

@@ -136,3 +136,23 @@ def test_a_cycle_is_the_shortest_block_repeated_from_a_decision():
     d = "decision:"
     assert _cycle(["x", d, "a", "b", d, "a", "b", d, "a", "b"]) == [d, "a", "b"]
     assert _cycle(["a", "b", "c"]) is None
+
+
+@pytest.mark.parametrize("name", ["games/sanguosha.rules", "games/chuhan.rules", "tests/rules/secrecy_cause.rules"])
+def test_both_engines_trace_the_same_positions(name):
+    """The position trace (branch arms, log statements, rules) is the same on both engines."""
+    import random
+    traces = []
+    for engine in ("compiled", "interpreted"):
+        game = interpreter.load(str(ROOT / name), engine=engine)
+        traced = Positions()
+        st = game.new_state(players=min(max(game.model.min_players, 3), game.model.max_players), seed=5, coverage=traced)
+        rng = random.Random(1)
+        for _ in range(200):
+            if st.terminal:
+                break
+            acts = st.legal_action_strings()
+            st.apply(acts[rng.randrange(len(acts))])
+        traces.append(traced.events)
+    assert traces[0] == traces[1]
+    assert any(e.startswith("log:") for e in traces[0]) and any(e.startswith("branch:") for e in traces[0])

@@ -103,7 +103,7 @@ class Names:
 def counterfactual_cause(game, failure, options: Optional[dict], path: Optional[str] = None) -> Optional[dict]:
     """The cause of a counterfactual failure (its `detail` names the viewer, the decision and the
     re-deal): a dict (see module doc), or None when the failure carries no re-deal."""
-    from .secrecy import _OUT_OF_STEP, _follow_places, _realign, dealt_again, relabelled
+    from .secrecy import _OUT_OF_STEP, _corresponding_action, _follow_places, _realign, _view, dealt_again, relabelled
     d = failure.detail or {}
     if "sigma" not in d:
         return None
@@ -114,11 +114,13 @@ def counterfactual_cause(game, failure, options: Optional[dict], path: Optional[
     played = Positions()
     w = game.new_state(players=failure.players, seed=failure.seed, options=opts, coverage=played)
     start = w.clone()
-    layouts = []
+    layouts, views = [], []  # W after each action: where every card lies, what v sees (to keep W' in step)
     for i, text in enumerate(actions):
         played.mark(i)
+        log_from = len(w.log)
         w.apply(text)
         layouts.append(tuple(tuple(z) for z in w.zones))
+        views.append(_view(w, viewer, log_from))
     redealt = Positions()
     other = dealt_again(start, game, failure.players, failure.seed, opts, sigma, coverage=redealt)
     if other is None:  # the setup does not deal that way: the dealt position relabelled (its setup not traced)
@@ -135,9 +137,22 @@ def counterfactual_cause(game, failure, options: Optional[dict], path: Optional[
         redealt.mark(i)
         if text not in other.legal_action_strings():
             break
+        # kept in step as the check keeps it (secrecy.py): copies swap, a rival's hidden choice
+        # becomes the one that takes the card in W's place (played again here, to be traced)
+        before, mark, sig_before, log_from = other.clone(), len(redealt.events), list(sig), len(other.log)
+        rival = other.current_player != viewer
         other.apply(text)
         if _realign(layouts[i], other, sig, names, set_zones) == _OUT_OF_STEP:
-            _follow_places(layouts[i], other, sig)
+            found = _corresponding_action((before.clone(), sig_before), text, layouts[i], views[i], viewer,
+                                          log_from, names, set_zones) if rival else None
+            if found is not None:
+                del redealt.events[mark:]
+                other, sig = before, found[1]
+                other.cov = redealt
+                other.apply(found[0].history[-1])
+                _realign(layouts[i], other, sig, names, set_zones)
+            else:
+                _follow_places(layouts[i], other, sig)
     return _parting(Names(game, path), w, viewer, k, played.events, redealt.events, _what_differs(failure.message),
                     actions, d.get("kind", ""))
 
@@ -263,7 +278,11 @@ def _branch_cause(names: Names, w, viewer: int, segment: int, mine, theirs, mess
         node = if_at(names.model, *where) if where and (b_mine or b_theirs) else None
         reads = _hidden_reads(names.model, w, viewer, [c for c, _ in node.branches]) if node else []
     def arm(bb, e):
-        return f"{bb.text} ({bb.arm})" if bb else names.describe(e) if e else "nothing more (a decision is asked)"
+        if bb:
+            return f"{bb.text} ({bb.arm})"
+        if e is None:
+            return "the rules stop for a decision (a response window or a choice)"
+        return names.describe(e) + (" resolves" if e.startswith("effect:") else "")
     arms = {"played": arm(b_mine, mine), "redealt": arm(b_theirs, theirs)}
     out = {"parted": True, "file": names.path, "line": where[0] if where else None,
            "col": where[1] if where else None,

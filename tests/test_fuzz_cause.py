@@ -105,7 +105,8 @@ def test_an_endless_game_names_the_positions_it_repeats(tmp_path):
 
 def test_the_cause_reaches_the_report_the_json_the_replay_and_the_scenario(tmp_path):
     out = tmp_path / "out"
-    r = subprocess.run([sys.executable, "-m", "rulespec.tools.cli", "fuzz", "tests/rules/secrecy_cause.rules", "--games", "16", "--out", str(out),
+    r = subprocess.run([sys.executable, "-m", "rulespec.tools.cli", "fuzz", "tests/rules/secrecy_cause.rules",
+                        "--games", "16", "--out", str(out),
                         "--json", str(tmp_path / "r.json")], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 1, r.stderr
     line = line_of(LAB, "if holds_ace(next_player(active))")
@@ -146,7 +147,8 @@ def test_both_engines_trace_the_same_positions(name):
     for engine in ("compiled", "interpreted"):
         game = interpreter.load(str(ROOT / name), engine=engine)
         traced = Positions()
-        st = game.new_state(players=min(max(game.model.min_players, 3), game.model.max_players), seed=5, coverage=traced)
+        players = min(max(game.model.min_players, 3), game.model.max_players)
+        st = game.new_state(players=players, seed=5, coverage=traced)
         rng = random.Random(1)
         for _ in range(200):
             if st.terminal:

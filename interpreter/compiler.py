@@ -18,7 +18,7 @@ from typing import Callable, Optional
 
 from rulespec.lang import ast as A
 from rulespec.lang import types as T
-from rulespec.lang.branches import counts_nexts, if_key, next_key
+from rulespec.lang.branches import counts_nexts, if_key, log_key, next_key
 from rulespec.lang.model import Model
 from rulespec.lang.setup_values import copies_in
 
@@ -547,13 +547,21 @@ class Program:
         return end
 
     def _s_Log(self, s):
-        return self._log_entry("text", s.template)
+        return self._log_entry("text", s)
 
     def _s_Announce(self, s):  # a public fact: see rulespec/tools/fuzzing/secrecy.py on announcements
-        return self._log_entry("announce", s.template)
+        return self._log_entry("announce", s)
 
-    def _log_entry(self, kind: str, template):
-        render = self.template(template)
+    def _log_entry(self, kind: str, s):
+        render = self.template(s.template)
+        if self.branches:  # counted too ("log:LINE:COL"): a position trace names the line that wrote
+            key = log_key(s)
+
+            def counted_log(st, env):
+                st.log.append([kind, render(st, env)])
+                if st.cov is not None:
+                    st.cov[key] += 1
+            return counted_log
 
         def log(st, env):
             st.log.append([kind, render(st, env)])

@@ -31,7 +31,7 @@ from typing import Callable, Optional
 
 from rulespec.lang import ast as A
 from rulespec.lang import types as T
-from rulespec.lang.branches import if_key
+from rulespec.lang.branches import if_key, log_key
 
 from ..blocks import bound_names
 from ..compiler import Program
@@ -529,7 +529,10 @@ class _Writer:
         g.may_fail = False
         src = g.text(self.prog.model.templates.get(s.template, [s.template.value]))
         name = self.tmp()
-        self.guarded(s, ind, [(name, src, g.may_fail)], [(0, f"st.log.append([{kind!r}, {name}])")])
+        effect = [(0, f"st.log.append([{kind!r}, {name}])")]
+        if self.prog.branches:  # the line that wrote it, for a position trace (compiler.Program._log_entry)
+            effect += [(0, "if st.cov is not None:"), (1, f"st.cov[{log_key(s)!r}] += 1")]
+        self.guarded(s, ind, [(name, src, g.may_fail)], effect)
 
     def _Reveal(self, s, ind, loops):
         show = s.reveal

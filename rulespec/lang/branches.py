@@ -36,6 +36,12 @@ def if_key(s: A.If, arm: int) -> str:
     return f"branch:{s.span.line}:{s.span.col}:{arm}"
 
 
+def log_key(s) -> str:
+    """The counter key of a `log` or `announce` statement (counted where it runs, so that a
+    position trace names the line that wrote a log entry; not a branch)."""
+    return f"log:{s.span.line}:{s.span.col}"
+
+
 def next_key(p: A.PhaseDecl, i: int) -> str:
     """The counter key of the i-th 'next' clause of a phase with several."""
     return f"branch:{p.span.line}:{p.span.col}:{i}"
@@ -77,6 +83,37 @@ def branches(model) -> list[Branch]:
     seen: set = set()  # an if reached from two rules is one fork
     unique = [b for b in out if not (b.key in seen or seen.add(b.key))]
     return sorted(unique, key=lambda b: (b.line, b.col, b.key))
+
+
+def if_at(model, line: int, col: int) -> Optional[A.If]:
+    """The if statement whose arm starts at (line, col) (a Branch's line and col), or None."""
+    text = _Text(model.source)
+    for rule, block in _blocks(model):
+        for s in _ifs(block):
+            if (s.span.line, s.span.col) == (line, col) or any((b.line, b.col) == (line, col)
+                                                                 for b in _if_arms(text, s, rule)):
+                return s
+    return None
+
+
+def statements(model) -> Iterator[A.Stmt]:
+    """Every statement of every rule's block, nested ones included."""
+    def walk(block):
+        for s in (block.stmts if block is not None else ()):
+            yield s
+            if isinstance(s, A.If):
+                for _, b in s.branches:
+                    yield from walk(b)
+                yield from walk(s.else_)
+            elif isinstance(s, A.For):
+                yield from walk(s.body)
+    for _, block in _blocks(model):
+        yield from walk(block)
+
+
+def statement_at(model, line: int, col: int) -> Optional[A.Stmt]:
+    """The statement that starts at (line, col) in a rule's block, or None."""
+    return next((s for s in statements(model) if (s.span.line, s.span.col) == (line, col)), None)
 
 
 def _blocks(model) -> Iterator[tuple[str, Optional[A.Block]]]:

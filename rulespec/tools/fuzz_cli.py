@@ -197,6 +197,7 @@ def fuzz_command(args, load_game, parse_options) -> int:
 
     # ------------------------------------------------------------ failures
     status = 0
+    causes: dict = {}  # check -> the cause of its first failure (cause.py), for --json
     if failing:
         status = 1
         ft = Table(title="Failures", title_justify="left")
@@ -215,6 +216,9 @@ def fuzz_command(args, load_game, parse_options) -> int:
             used = 0
             if args.shrink_budget:
                 f, used = F.shrink(game, f, options, result.max_steps, budget=args.shrink_budget)
+            f = F.explain(game, f, options, result.max_steps, args.file)  # why, in rules positions (or as it was)
+            if f.cause:
+                causes[f.check] = f.cause
             try:
                 rj, sy = F.write_failure(game, f, options, result.max_steps, args.out)
             except OSError as e:
@@ -230,6 +234,7 @@ def fuzz_command(args, load_game, parse_options) -> int:
             if f.then_first:
                 shrunk += ", then the first legal action at every decision"
             print(f"FAIL {f.check}: game #{f.index}, {shrunk}\n  {f.message}\n"
+                  + (f"  cause:    {f.cause['text']}\n" if f.cause else "") +
                   f"  replay:   {rj}   (rulespec replay {rj})\n"
                   f"  scenario: {sy}   (rulespec test {sy})", flush=True)
     if args.coverage_min is not None and cov.percent < args.coverage_min:
@@ -254,6 +259,8 @@ def fuzz_command(args, load_game, parse_options) -> int:
         if result.compared_nothing:
             summary["counterfactual"]["note"] = _nothing_compared(t)
         summary["first"] = {k: v[:2] for k, v in summary["first"].items()}
+        if causes:
+            summary["causes"] = causes
         write_output(args.json, json.dumps(summary, indent=1, default=str) + "\n")
     if status == 0 and result.compared_nothing:  # a silent secrecy check is no evidence: say so
         print("ok: nothing broke (but the counterfactual secrecy check compared nothing)", flush=True)
@@ -391,6 +398,9 @@ def replay_command(args, load_game) -> int:
         return 0
     check, message = out.failure
     print(f"failure: {check}: {message}")
+    cause = F.replay_cause(game, d, out, rules)
+    if cause:
+        print(f"cause: {cause['text']}")
     if recorded and recorded["check"] == check:
         print("the recorded failure reproduces")
     elif recorded:

@@ -30,9 +30,10 @@ from __future__ import annotations
 import sys
 import types
 
-from . import lazy_trace, planning, playing, replays, results, running, shrinking
+from . import cause, lazy_trace, planning, playing, replays, results, running, shrinking
 # the names others use (tests, the command line, stats, bench, the web table), from the parts;
 # replay and state_problems (of checks.py) because tests patch them here: see _Face
+from .cause import Positions, explain
 from .checks import replay, state_problems
 from .lazy_trace import LazyTrace
 from .planning import (AGENT_KINDS, DEFAULT_AGENTS, DEFAULT_MAX_STEPS, FuzzError, GameJob, RareFirst, check_rate,
@@ -41,7 +42,7 @@ from .planning import (AGENT_KINDS, DEFAULT_AGENTS, DEFAULT_MAX_STEPS, FuzzError
 from .playing import (FIRST_CHECKED, Outcome, Picker, StateCheckSchedule, _refuses, agent_picker, list_picker,
                       play_game, text_picker)
 from .replays import (REPLAY_FIELDS, REPLAY_FORMAT, REPLAY_VERSION, check_replay_game, read_replay, replay_from_text,
-                      replay_record, replay_rules_path, run_replay, scenario_text, write_failure)
+                      replay_cause, replay_record, replay_rules_path, run_replay, scenario_text, write_failure)
 from .results import (MAX_LISTED, RULE_KINDS, BranchCoverage, ChunkResult, Coverage, Failure, FuzzResult, Longest,
                       Rule, branch_coverage, coverage, rule_universe)
 from .running import (Backend, BackendUnavailable, LocalBackend, RayBackend, _game_from_source, _quiet_worker,

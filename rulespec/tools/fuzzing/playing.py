@@ -248,7 +248,8 @@ def _counterfactual(game, players: int, seed: int, options: Optional[dict], out:
     if leak is not None:
         out.failure = (COUNTERFACTUAL, f"after {leak.decision} decisions: {leak.message}")
         out.detail = {"viewer": leak.viewer, "decision": leak.decision, "kind": leak.kind, "cut": leak.cut,
-                      "redealt": leak.redealt, "position": leak.position, "expect": leak.expect}
+                      "redealt": leak.redealt, "position": leak.position, "expect": leak.expect,
+                      "sigma": [list(p) for p in leak.sigma]}
 
 
 def _refuses(st, legal: list, text: str) -> Optional[str]:

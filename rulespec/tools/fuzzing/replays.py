@@ -43,7 +43,8 @@ def replay_record(game, failure: Failure, options: dict, max_steps: int, base_di
         "agent": failure.agent, "agent_seed": failure.agent_seed, "game_index": failure.index,
         "max_steps": max_steps,
         "failure": {"check": failure.check, "message": failure.message, "decisions": failure.steps,
-                    "decisions_before_shrinking": failure.original_steps or failure.steps},
+                    "decisions_before_shrinking": failure.original_steps or failure.steps}
+        | ({"cause": failure.cause} if failure.cause else {}),  # why, in rules positions (cause.py)
         "choices": list(failure.choices), "actions": list(failure.actions),
         # after the actions: "stop", or "first" (the first legal action at every decision, until
         # the game ends or max_steps: how a game that never ends is replayed from a short prefix)
@@ -75,7 +76,7 @@ def scenario_text(game, failure: Failure, options: dict, base_dir: Path, max_ste
         steps.append({"check": "all"})  # the state checks (and the replay) fail here
     doc["steps"] = steps
     head = ("# Written by rulespec fuzz: replays a failing game. Run: rulespec test THIS_FILE\n"
-            f"# {failure.check}: {failure.message}\n")
+            f"# {failure.check}: {failure.message}\n" + _cause_comment(failure))
     return head + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=10_000)
 
 
@@ -117,7 +118,7 @@ def _counterfactual_scenario(game, failure: Failure, options: dict, base_dir: Pa
         note = ("" if confirmed is None or confirmed else
                 "# NOTE: no step was confirmed to fail in the re-dealt game; rulespec replay reproduces the check.\n")
         return ("# Written by rulespec fuzz: a counterfactual secrecy failure. Run: rulespec test THIS_FILE\n"
-                f"# {failure.check}: {failure.message}\n"
+                f"# {failure.check}: {failure.message}\n" + _cause_comment(failure) +
                 "# The first scenario is the game as played and passes; the second replays the same actions\n"
                 f"# after re-dealing the cards {pv} never saw, and fails where {pv} sees something else.\n"
                 + note + dump(played) + "---\n" + dump(redealt))
@@ -141,6 +142,12 @@ def _counterfactual_scenario(game, failure: Failure, options: dict, base_dir: Pa
         except Exception:  # noqa: BLE001
             continue
     return text(steps[0] if steps else None, False)
+
+
+def _cause_comment(failure: Failure) -> str:
+    """'# cause: ...' (the failure's cause in rules positions, one line), or nothing."""
+    text = (failure.cause or {}).get("text")
+    return f"# cause: {' '.join(text.split())}\n" if text else ""
 
 
 def write_failure(game, failure: Failure, options: dict, max_steps: int, out_dir) -> tuple[Path, Path]:
@@ -249,3 +256,18 @@ def run_replay(game, d: dict, on_step: Optional[Callable] = None) -> Outcome:
     if diverged and out.failure is None:
         out.failure = ("replay diverged", diverged[0])
     return out
+
+
+def replay_cause(game, d: dict, out: Outcome, path: Optional[str] = None) -> Optional[dict]:
+    """The cause of the failure a replay found (cause.py), for a counterfactual leak or a game
+    that does not end; None for the others."""
+    from .cause import explain
+    if out.failure is None:
+        return None
+    options = {k: game.parse_option(k, v) for k, v in d["options"].items()}
+    max_steps = d.get("max_steps") if isinstance(d.get("max_steps"), int) else default_max_steps(game.model)
+    then_first = d.get("then") == "first"
+    actions = list(d["actions"]) if then_first else list(out.actions)
+    f = Failure(0, d["players"], d["seed"], "", 0, out.failure[0], out.failure[1], list(range(len(actions))),
+                actions, then_first=then_first, detail=out.detail)
+    return explain(game, f, options, max_steps, path).cause

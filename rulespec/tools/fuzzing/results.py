@@ -32,6 +32,7 @@ class Failure:
     then_first: bool = False  # after the choices, the first legal action at every decision (an endless game)
     viewer: Optional[int] = None  # the counterfactual check's viewer in this game (None: not checked)
     detail: Optional[dict] = None  # a counterfactual leak: what a scenario needs (see _counterfactual)
+    cause: Optional[dict] = None  # why, in rules positions (cause.py: explain); its "text" is one line
 
     @property
     def steps(self) -> int:
@@ -167,7 +168,7 @@ class FuzzResult:
         return {
             "games": t.games, "terminal": t.terminal, "limited": t.limited, "decisions": t.decisions,
             "longest": t.longest, "longest_game": t.longest_game.as_dict() if t.longest_game else None,
-            "coverage": dict(sorted(t.coverage.items())), "players": dict(sorted(t.by_players.items())),
+            "coverage": {k: v for k, v in sorted(t.coverage.items()) if not k.startswith("log:")},  # (log_key) "players": dict(sorted(t.by_players.items())),
             "agents": dict(sorted(t.by_agent.items())), "failures": dict(sorted(t.failures.items())),
             "failing": list(t.failing),
             "first": {k: [f.index, f.message, list(f.choices)] for k, f in sorted(t.first.items())},

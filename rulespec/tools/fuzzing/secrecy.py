@@ -109,6 +109,7 @@ class Leak:
     redealt: int           # how many cards were re-dealt
     position: dict         # the re-dealt start position: zone name -> card names (for a scenario)
     expect: list           # what v saw as played, as candidate scenario steps (for a scenario)
+    sigma: tuple = ()      # the re-deal: (card, the card put in its place) pairs (to replay it: cause.py)
 
 
 @attrs.define
@@ -263,7 +264,7 @@ def permutation(start, unseen: set, rng: random.Random, groups: Optional[list] =
     return sigma
 
 
-def dealt_again(start, game, players: int, seed: int, options: Optional[dict], sigma: dict):
+def dealt_again(start, game, players: int, seed: int, options: Optional[dict], sigma: dict, coverage=None):
     """The re-deal `sigma` made before the setup: a new game whose cards start in the order
     that makes the setup's shuffles deal, to every place, the card sigma puts there -- so
     what the setup works out from the cards it dealt (a public total, who starts, its log
@@ -271,7 +272,8 @@ def dealt_again(start, game, players: int, seed: int, options: Optional[dict], s
     deal that way (it moved cards by what they are, or drew another number of random
     numbers): the caller then relabels the dealt position instead (see relabelled)."""
     order = [sigma.get(c, c) for c in range(start.prog.card_count)]
-    world = game.new_state(players=players, seed=seed, options=dict(options or {}), start_order=order)
+    world = game.new_state(players=players, seed=seed, options=dict(options or {}), start_order=order,
+                           coverage=coverage)
     if world.rng != start.rng or any(len(a) != len(b) or any(sigma.get(x, x) != y for x, y in zip(a, b))
                                      for a, b in zip(start.zones, world.zones)):
         return None
@@ -585,7 +587,7 @@ def counterfactual_check(game, players: int, seed: int, options: Optional[dict],
                 kind, message, expect = diff
                 verdict.leak = Leak(viewer, k, kind, message + f" (re-deal of {redealt} cards unseen by "
                                     f"P{viewer + 1} up to decision {cut})", cut, redealt,
-                                    _position(start, sigma, derived), expect)
+                                    _position(start, sigma, derived), expect, tuple(sorted(sigma.items())))
                 worst = k
                 break
             if k == cut:
@@ -593,7 +595,7 @@ def counterfactual_check(game, players: int, seed: int, options: Optional[dict],
                 if changed is not None:
                     verdict.leak = Leak(viewer, k, "log", changed + f" (re-deal of {redealt} cards unseen by "
                                         f"P{viewer + 1} up to decision {cut})", cut, redealt,
-                                        _position(start, sigma, derived), [])
+                                        _position(start, sigma, derived), [], tuple(sorted(sigma.items())))
                     worst = k
                 break
             log_from = len(w.log)

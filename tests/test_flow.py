@@ -98,7 +98,21 @@ PLANTED = [
      'let c = top(deck, 1)[0]\n    move c to hand[q]\n    if c.value == 5 { turns += 1 }',
      [(3, "secrecy-var")],
      'let c = top(deck, 1)[0]\n    move c to hand[q]\n    reveal hand[q]\n    if c.value == 5 { turns += 1 }'),
+    ("a hand read when the condition it is revealed under fails",
+     'if turns == 0 { reveal hand[q] }\n    if turns != 0 { total = sum c in hand[q]: c.value }',
+     [(2, "secrecy-var")],
+     'if turns == 0 { reveal hand[q] }\n    if turns == 0 { total = sum c in hand[q]: c.value }'),
+    ("a hand read in the arm of an if-expression where it is not revealed",
+     'if turns != 0 { reveal hand[q] }\n    total = if turns == 0 then sum c in hand[q]: c.value else 0',
+     [(2, "secrecy-var")],
+     'if turns != 0 { reveal hand[q] }\n    total = if turns == 0 then 0 else sum c in hand[q]: c.value'),
 ]
+
+
+def test_a_condition_changed_in_the_block_does_not_reveal():
+    # turns == 0 after `turns += 1` is not the turns == 0 the reveal was made under
+    body = 'if turns == 0 { reveal hand[q] }\n    turns += 1\n    if turns == 0 { total = sum c in hand[q]: c.value }'
+    assert findings(body) == [(3, "secrecy-var")]
 
 
 @pytest.mark.parametrize("what,leak,where,twin", PLANTED, ids=[p[0] for p in PLANTED])
@@ -144,8 +158,8 @@ def _secrecy(path: str) -> list:
 
 # The shipped games the analysis still cannot follow (see the report of P17: reveals made in an
 # earlier phase, a reveal under a condition, a hidden pile a card goes to from a hand).
-IMPRECISE = {"gin_rummy.rules", "skat.rules", "scopa.rules", "sanguosha.rules"}
-LEAKY_LABS = {"secrecy_announce.rules", "secrecy_planted.rules", "secrecy_setup.rules", "secrecy_window.rules"}
+IMPRECISE = {"gin_rummy.rules", "sanguosha.rules"}
+LEAKY_LABS = {"secrecy_announce.rules", "secrecy_cause.rules", "secrecy_planted.rules", "secrecy_setup.rules", "secrecy_window.rules"}
 
 
 @pytest.mark.parametrize("path", sorted(glob.glob(str(ROOT / "games" / "*.rules")))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from .. import ast as A
 from ..diagnostics import Related
+from .flow_cond import assigned, cond_key, cond_vars
 from .flow_labels import NONE, PUBLIC, FlowLabels, Val, either, face_up, zone_key
 
 _HINT = "'announce' the outcome (an arm that holds an 'announce' is public), or 'reveal' the cards"
@@ -57,6 +58,7 @@ class FlowPass(FlowLabels):
             self._fl_found: dict = {}
             self._fl_defs: dict = {}
             self._fl_shown: frozenset = NONE  # zones (name, index as written or "*") shown in this decision
+            self._fl_cshown: frozenset = NONE  # (condition shape, holds, zones) shown when it holds
             self._fl_ending = False           # inside a block that ends the game
             self._fl_all_decls()
             if self._fl_state() == before:
@@ -126,9 +128,12 @@ class FlowPass(FlowLabels):
         env = dict(env)
         stmts = b.stmts
         shown, ending = _shown_zones(stmts), any(isinstance(s, A.EndGame) for s in stmts)
-        saved = self._fl_shown, self._fl_ending
+        saved = self._fl_shown, self._fl_ending, self._fl_cshown
         if shown:
             self._fl_shown = self._fl_shown | shown
+        cshown = self._fl_cond_shown(stmts)
+        if cshown:
+            self._fl_cshown = self._fl_cshown | cshown
         self._fl_ending = self._fl_ending or ending
         try:
             for i, s in enumerate(stmts):
@@ -138,7 +143,53 @@ class FlowPass(FlowLabels):
                     continue
                 self._fl_stmt(s, env, pc)
         finally:
-            self._fl_shown, self._fl_ending = saved
+            self._fl_shown, self._fl_ending, self._fl_cshown = saved
+
+    def _fl_cond_shown(self, stmts) -> frozenset:
+        """The zones an `if C { reveal Z }` at the top level of a block shows when C holds (or an
+        `else` when C fails), as (shape of C, holds, zones); none if the block changes what C reads."""
+        out, changed = set(), None
+        for s in stmts:
+            if not isinstance(s, A.If):
+                continue
+            key = cond_key(s.branches[0][0], self.refs)
+            if key is None:
+                continue
+            arms = [(key[1], s.branches[0][1])]
+            if len(s.branches) == 1 and s.else_ is not None:
+                arms.append((not key[1], s.else_))
+            for holds, blk in arms:
+                zones = _shown_zones(blk.stmts)
+                if zones:
+                    changed = assigned(stmts) if changed is None else changed
+                    if not cond_vars(key[0]) & changed:
+                        out.add((key[0], holds, zones))
+        return frozenset(out)
+
+    def _fl_assume(self, conds) -> frozenset:
+        """The zones shown where each (cond, holds) of conds is known to hold so."""
+        out = NONE
+        if not self._fl_cshown:
+            return out
+        for cond, holds in conds:
+            key = cond_key(cond, self.refs)
+            if key is not None:
+                for shape, h, zones in self._fl_cshown:
+                    if shape == key[0] and h == (key[1] == holds):
+                        out = out | zones
+        return out
+
+    def _fl_under(self, conds, run) -> None:
+        """run() with the zones shown under conds added to the shown ones."""
+        extra = self._fl_assume(conds)
+        if not extra:
+            return run()
+        saved = self._fl_shown
+        self._fl_shown = self._fl_shown | extra
+        try:
+            return run()
+        finally:
+            self._fl_shown = saved
 
     def _fl_arm(self, b: A.Block, env: dict, pc: frozenset, outer: frozenset) -> None:
         """An arm of a branch: one that announces states its outcome publicly."""
@@ -192,13 +243,16 @@ class FlowPass(FlowLabels):
             # a later arm runs only when the earlier conditions failed: that is public when the
             # earlier arm would have announced (no announcement tells it), else it is secret too
             outer = pc
+            failed = []
             for cond, blk in s.branches:
                 here = either(pc, ex(cond, env).secret)
-                self._fl_arm(blk, face_up(cond, True, env), here, outer)
+                self._fl_under([(cond, True)] + failed,
+                               lambda: self._fl_arm(blk, face_up(cond, True, env), here, outer))
+                failed.append((cond, False))
                 if not _announces(blk):
                     pc = here
             if s.else_ is not None:
-                self._fl_arm(s.else_, env, pc, outer)
+                self._fl_under(failed, lambda: self._fl_arm(s.else_, env, pc, outer))
         elif isinstance(s, A.For):
             it = ex(s.iterable, env)
             inner = dict(env)

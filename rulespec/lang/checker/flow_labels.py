@@ -93,8 +93,8 @@ class FlowLabels:
             return self._fl_guarded(e, env)
         if isinstance(e, A.IfExpr):
             c = self._fl_expr(e.cond, env)
-            x = self._fl_expr(e.then, face_up(e.cond, True, env))
-            y = self._fl_expr(e.else_, face_up(e.cond, False, env))
+            x = self._fl_under([(e.cond, True)], lambda: self._fl_expr(e.then, face_up(e.cond, True, env)))
+            y = self._fl_under([(e.cond, False)], lambda: self._fl_expr(e.else_, face_up(e.cond, False, env)))
             if cardish:
                 return Val(either(c.secret, x.secret, y.secret), either(x.hidden, y.hidden))
             return Val(either(c.secret, x.secret, y.secret, x.hidden, y.hidden), NONE)
@@ -165,7 +165,7 @@ class FlowLabels:
     def _fl_def(self, e: A.Call, args: list) -> Val:
         """A def's labels from its arguments' (one summary per pattern of argument labels)."""
         d = self.refs[e][1]
-        key = (d.name, tuple((a.secret, a.hidden) for a in args), self._fl_shown)
+        key = (d.name, tuple((a.secret, a.hidden) for a in args), self._fl_shown, self._fl_cshown)
         v = self._fl_defs.get(key)
         if v is None:
             self._fl_defs[key] = PUBLIC  # no recursion (the checker refuses it), but be safe

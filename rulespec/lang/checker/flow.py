@@ -20,6 +20,7 @@ from __future__ import annotations
 from .. import ast as A
 from ..diagnostics import Related
 from .flow_cond import assigned, cond_key, cond_vars
+from .flow_phases import canon, lets_of, moved_into, names, phase_entry_shown
 from .flow_labels import NONE, PUBLIC, FlowLabels, Val, either, face_up, zone_key
 
 _HINT = "'announce' the outcome (an arm that holds an 'announce' is public), or 'reveal' the cards"
@@ -30,6 +31,8 @@ class FlowPass(FlowLabels):
 
     def check_flow(self) -> None:
         self._fl_known: set = set()     # hidden zones that only ever receive cards everyone saw
+        self._fl_entry = phase_entry_shown(self)  # phase -> zones shown on entering it
+        self._fl_pshown: frozenset = NONE  # those of the phase whose enter block is being read
         for _ in range(3):  # first with every hidden zone unknown, then with those found known
             self._fl_fixpoint()
             known = {z.name for z in self.zones.values() if z.visibility != "public"
@@ -87,7 +90,15 @@ class FlowPass(FlowLabels):
                 if blk is not None:
                     # the start's enter, before any shuffle or deal: the deck is as everyone knows it
                     known = blk is p.enter and g is not None and g.start is not None and g.start.name == p.name
-                    self._fl_block(blk, {"$known": True} if known else {}, NONE)
+                    if blk is p.enter:  # what earlier phases showed, unless this block changes it
+                        moved, changed = moved_into(blk.stmts, set()), assigned(blk.stmts)
+                        self._fl_pshown = frozenset(
+                            f for f in self._fl_entry.get(p.name, NONE) if f[0] not in moved and "*" not in moved
+                            and (f[1] is None or not names(f[1]) & changed))
+                    try:
+                        self._fl_block(blk, {"$known": True} if known else {}, NONE)
+                    finally:
+                        self._fl_pshown = NONE
             if p.end_when is not None:
                 self._fl_sink(self._fl_expr(p.end_when, {}).secret, p.end_when.span, "secrecy-phase",
                               "when this phase ends depends on hidden cards")
@@ -210,6 +221,8 @@ class FlowPass(FlowLabels):
         ex = self._fl_expr
         if isinstance(s, A.Let):
             env[s.name] = ex(s.value, env)
+            if self._fl_pshown:  # what it names, to know a zone indexed by it (flow_phases)
+                env[("$let", s.name)] = canon(s.value, lets_of(env), self.refs)
         elif isinstance(s, A.Assign):
             self._fl_assign(s, env, pc)
         elif isinstance(s, (A.Move, A.Play, A.Deal)):

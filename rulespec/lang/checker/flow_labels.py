@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .. import ast as A
+from .flow_phases import canon, lets_of
 
 _CARDISH = ("card", "list", "zone", "use", "play")
 NONE = frozenset()
@@ -130,7 +131,16 @@ class FlowLabels:
         key = zone_key(e)
         if key is not None and (key in env or (z.name, key[2]) in self._fl_shown):
             return NONE
+        if self._fl_pshown and self._fl_phase_shown(z, e, env):
+            return NONE
         return one(e.span)
+
+    def _fl_phase_shown(self, z, e, env: dict) -> bool:
+        """Was this zone shown by an earlier phase every path here passes through (flow_phases)?"""
+        if isinstance(e, A.Name):
+            return (z.name, None) in self._fl_pshown
+        i = canon(e.index, lets_of(env), self.refs) if isinstance(e, A.Index) else None
+        return i is not None and (z.name, i) in self._fl_pshown
 
     def _fl_quant(self, e: A.Quant, env: dict, cardish: bool) -> Val:
         d = self._fl_expr(e.domain, env)

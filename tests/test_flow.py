@@ -111,6 +111,10 @@ PLANTED = [
      'if turns != 0 { reveal hand[q] }\n    total = if turns == 0 then sum c in hand[q]: c.value else 0',
      [(2, "secrecy-var")],
      'if turns != 0 { reveal hand[q] }\n    total = if turns == 0 then 0 else sum c in hand[q]: c.value'),
+    ("a property of cards picked from a hidden hand by a test that lets face-down ones pass",
+     'total = sum c in (collect x in hand[q] where x.value > 0): c.value',
+     [(1, "secrecy-var")],
+     'total = sum c in (collect x in hand[q] where revealed(x) and x.value > 0): c.value'),
 ]
 
 

@@ -144,11 +144,14 @@ class FlowLabels:
 
     def _fl_quant(self, e: A.Quant, env: dict, cardish: bool) -> Val:
         d = self._fl_expr(e.domain, env)
-        inner = {**env, e.var: Val(d.secret, d.hidden)}
+        up = e.where is not None and requires_face_up(e.where, e.var)  # only face-up cards pass
+        inner = {**env, e.var: Val(d.secret, NONE if up else d.hidden)}
         w = self._fl_expr(e.where, inner).secret if e.where is not None else NONE
         b = self._fl_expr(e.body, inner) if e.body is not None else PUBLIC
         secret = either(d.secret, w, b.secret)
         if cardish:  # first, collect...: the cards stay hidden, which (and how many) is secret
+            if up:  # `where revealed(g) and ...`: everyone sees which cards pass
+                return Val(secret, b.hidden)
             if e.kind in ("argmax", "argmin"):  # always one card of a non-empty domain: only which
                 return Val(d.secret, either(d.hidden, b.hidden, secret))
             return Val(secret, either(d.hidden, b.hidden))
@@ -191,6 +194,13 @@ def zone_key(e) -> Optional[tuple]:
     if isinstance(e, A.Index) and isinstance(e.obj, A.Name) and isinstance(e.index, A.Name):
         return ("$zone", e.obj.name, e.index.name)
     return None
+
+
+def requires_face_up(where, var: str) -> bool:
+    """Does where hold only for a face-up var: `revealed(var)`, alone or as one of `and`s?"""
+    ops = where.operands if isinstance(where, A.Chain) and set(where.ops) == {"and"} else (where,)
+    return any(isinstance(c, A.Call) and c.func == "revealed" and len(c.args) == 1
+               and isinstance(c.args[0], A.Name) and c.args[0].name == var for c in ops)
 
 
 def face_up(cond, holds: bool, env: dict) -> dict:

@@ -279,3 +279,47 @@ def test_a_path_that_skips_the_revealing_phase_shows_nothing():
     text = PHASES.replace("SHOW_ACTIONS", "show_hand").replace("  next show\n", "  next score when total == 0\n  next show\n", 1)
     found = [(d.code) for d in check_text(text, "t.rules").warnings if d.code.startswith("secrecy-")]
     assert found == ["secrecy-var"]
+
+
+START = '''game "Start" {
+  players 2..3
+  start setup
+  cards start in box
+}
+property value: int
+card "One" { value: 1  copies: 4 }
+card "Five" { value: 5  copies: 4 }
+zone box: pile hidden
+zone deck: pile hidden
+zone hand[player]: set owner
+var total: int = 0
+phase setup {
+  enter {
+    move collect c in box where c.value == 5 to deck
+    BODY
+    active = players[0]
+  }
+  next done
+}
+phase done { enter { end game } }
+'''
+
+
+def _start_findings(body: str) -> list:
+    text = START.replace("BODY", body)
+    start = text.count("\n", 0, text.index(body)) + 1
+    return sorted((d.span.line - start + 1, d.code) for d in check_text(text, "t.rules").warnings
+                  if d.code.startswith("secrecy-"))
+
+
+def test_shuffling_one_zone_of_the_start_leaves_the_others_as_everyone_knows_them():
+    assert _start_findings('shuffle deck\n    total = sum c in box: c.value') == []
+
+
+def test_a_shuffled_zone_of_the_start_is_hidden():
+    assert _start_findings('shuffle box\n    total = sum c in box: c.value') == [(2, "secrecy-var")]
+
+
+def test_a_deal_in_a_loop_of_the_start_forgets_every_zone_after_it():
+    body = 'for p in players { deal 1 from deck to hand[p] }\n    total = sum c in box: c.value'
+    assert _start_findings(body) == [(2, "secrecy-var")]

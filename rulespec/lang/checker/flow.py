@@ -96,7 +96,7 @@ class FlowPass(FlowLabels):
                             f for f in self._fl_entry.get(p.name, NONE) if f[0] not in moved and "*" not in moved
                             and (f[1] is None or not names(f[1]) & changed))
                     try:
-                        self._fl_block(blk, {"$known": True} if known else {}, NONE)
+                        self._fl_block(blk, {"$known": set()} if known else {}, NONE)
                     finally:
                         self._fl_pshown = NONE
             if p.end_when is not None:
@@ -227,7 +227,7 @@ class FlowPass(FlowLabels):
             self._fl_assign(s, env, pc)
         elif isinstance(s, (A.Move, A.Play, A.Deal)):
             if isinstance(s, A.Deal):
-                env.pop("$known", None)
+                self._fl_unknown(None, env, True)
                 cards = Val(ex(s.count, env).secret, ex(s.source, env).hidden)
             else:
                 cards = ex(s.cards, env)
@@ -237,11 +237,12 @@ class FlowPass(FlowLabels):
             if isinstance(s, A.Play) and s.by is not None:
                 self._fl_sink(ex(s.by, env).secret, s.by.span, "secrecy-target", "who plays depends on hidden cards")
             self._fl_show(cards, s.dest)
+            self._fl_unknown(s.dest, env, cards.hidden)
             key = zone_key(s.dest)
             if key is not None and cards.hidden:  # a later 'reveal' of that zone shows them
                 env[("$into",) + key[1:]] = either(env.get(("$into",) + key[1:], NONE), cards.hidden)
         elif isinstance(s, A.Shuffle):
-            env.pop("$known", None)
+            self._fl_unknown(s.zone, env, True)
             ex(s.zone, env)
         elif isinstance(s, A.Reveal):
             v = ex(s.zone, env)
@@ -270,7 +271,11 @@ class FlowPass(FlowLabels):
             it = ex(s.iterable, env)
             inner = dict(env)
             inner[s.var] = Val(it.secret, it.hidden)
+            known = env.get("$known")
+            before = None if known is None else known.copy()
             self._fl_block(s.body, inner, either(pc, it.secret))
+            if before is not None and known != before:  # a later round reads what this one changed
+                self._fl_block(s.body, dict(inner), either(pc, it.secret))
         elif isinstance(s, A.EndGame):
             w = ex(s.winners, env).secret if s.winners is not None else NONE
             self._fl_sink(w, s.span, "secrecy-end", "the game ends here on hidden cards", pc)
@@ -337,6 +342,15 @@ class FlowPass(FlowLabels):
         if not (v.secret <= old.secret and v.hidden <= old.hidden):
             self._fl_fields[key] = Val(either(old.secret, v.secret), either(old.hidden, v.hidden))
 
+    def _fl_unknown(self, zone, env: dict, hidden) -> None:
+        """Before the first deal of the start, a zone is as everyone knows it until it is shuffled
+        or receives cards some player did not see (a deal forgets all).  env["$known"] is one set
+        shared by the nested blocks' copies of env: what they change holds after them too."""
+        known = env.get("$known")
+        if known is not None and hidden:
+            z = None if zone is None else self.zone_of(zone)
+            known.add("*" if z is None else z.name)
+
     def _fl_sink(self, reads: frozenset, span: A.Span, code: str, msg: str, pc: frozenset = NONE) -> None:
         """A public effect at span: reads are what its values read, pc what decides it runs."""
         reads = pc if self._fl_ending else either(pc, reads)
@@ -392,3 +406,4 @@ def _shown_zones(stmts) -> frozenset:
 def _announces(b: A.Block) -> bool:
     """Does the block announce at its top level (its outcome is then public)?"""
     return any(isinstance(s, A.Announce) for s in b.stmts)
+

@@ -126,7 +126,7 @@ class FlowLabels:
     def _fl_zone(self, z, e, env: dict) -> frozenset:
         """The hidden label of a zone read: none for a public zone, one revealed in this block,
         or the deck before the first shuffle or deal."""
-        if z.visibility == "public" or "$known" in env or z.name in self._fl_known or (z.name, "*") in self._fl_shown:
+        if z.visibility == "public" or _known(env, z.name) or z.name in self._fl_known or (z.name, "*") in self._fl_shown:
             return NONE
         key = zone_key(e)
         if key is not None and (key in env or (z.name, key[2]) in self._fl_shown):
@@ -185,6 +185,12 @@ class FlowLabels:
             v = self._fl_defs[key] = self._fl_expr(d.body, {p.name: a for p, a in zip(d.params, args)})
         # a read inside the def is a read at this call: each call is revealed (or leaks) on its own
         return Val(_at_call(v.secret, d.body.span, e.span), _at_call(v.hidden, d.body.span, e.span))
+
+
+def _known(env: dict, zone: str) -> bool:
+    """Is zone still as everyone knows it (the start's enter before any deal: flow._fl_unknown)?"""
+    gone = env.get("$known")
+    return gone is not None and "*" not in gone and zone not in gone
 
 
 def zone_key(e) -> Optional[tuple]:

@@ -115,6 +115,11 @@ PLANTED = [
      'total = sum c in (collect x in hand[q] where x.value > 0): c.value',
      [(1, "secrecy-var")],
      'total = sum c in (collect x in hand[q] where revealed(x) and x.value > 0): c.value'),
+    ("a hidden card taken out of a hidden list it was not chosen from",
+     'let cs = cards(hand[q])\n    let c = first x in cards(hand[active]) where x.value == 5\n'
+     '    total = count(collect x in cs where x != c)',
+     [(3, "secrecy-var")],
+     'let cs = cards(hand[q])\n    let c = choose q "pick": card from cs\n    total = count(collect x in cs where x != c)'),
 ]
 
 

@@ -17,6 +17,8 @@ entry fields, event fields, events emitted in a secret branch), then reports onc
 """
 from __future__ import annotations
 
+from typing import Optional
+
 from .. import ast as A
 from ..diagnostics import Related
 from .flow_cond import assigned, cond_key, cond_vars
@@ -298,6 +300,9 @@ class FlowPass(FlowLabels):
             self._fl_sink(who.secret, s.chooser.span, "secrecy-target",
                           "who is asked here depends on hidden cards", pc)
             env[s.name] = self._fl_param(s.param, env)
+            src = _chosen_from(s.name, s.param, env)
+            if src is not None:
+                env[("$in", s.name)] = src
         elif isinstance(s, A.Emit):
             params = [n for n, _ in self.event_params(s.event.name)]
             for name, arg in zip(params, s.args):
@@ -327,6 +332,8 @@ class FlowPass(FlowLabels):
             self._fl_field(("record", lv.path[-1]), w)
             return
         if lv.name in env:  # a local
+            for k in [k for k, n in env.items() if isinstance(k, tuple) and k[0] == "$in" and n == lv.name]:
+                del env[k]  # the card was chosen from the list as it was
             old = env[lv.name]
             env[lv.name] = Val(either(pc, v.secret, old.secret), either(v.hidden, old.hidden))
             return
@@ -407,3 +414,15 @@ def _announces(b: A.Block) -> bool:
     """Does the block announce at its top level (its outcome is then public)?"""
     return any(isinstance(s, A.Announce) for s in b.stmts)
 
+
+def _chosen_from(name: str, p: A.ActionParam, env: dict) -> Optional[str]:
+    """The local list a chosen card is known to be in: `card from L`, or `... where name in L`."""
+    if p.kind != "card":
+        return None
+    if isinstance(p.domain, A.Name) and p.domain.name in env:
+        return p.domain.name
+    c = p.cond
+    if isinstance(c, A.BinOp) and c.op == "in" and isinstance(c.left, A.Name) and c.left.name == name \
+            and isinstance(c.right, A.Name) and c.right.name in env:
+        return c.right.name
+    return None

@@ -147,6 +147,9 @@ class FlowLabels:
         up = e.where is not None and requires_face_up(e.where, e.var)  # only face-up cards pass
         inner = {**env, e.var: Val(d.secret, NONE if up else d.hidden)}
         w = self._fl_expr(e.where, inner).secret if e.where is not None else NONE
+        x = _removed(e, env)
+        if x is not None:  # `collect v in L where v != x`, x chosen from L: one fewer, whichever it is
+            w = env[x].secret
         b = self._fl_expr(e.body, inner) if e.body is not None else PUBLIC
         secret = either(d.secret, w, b.secret)
         if cardish:  # first, collect...: the cards stay hidden, which (and how many) is secret
@@ -185,6 +188,19 @@ class FlowLabels:
             v = self._fl_defs[key] = self._fl_expr(d.body, {p.name: a for p, a in zip(d.params, args)})
         # a read inside the def is a read at this call: each call is revealed (or leaks) on its own
         return Val(_at_call(v.secret, d.body.span, e.span), _at_call(v.hidden, d.body.span, e.span))
+
+
+def _removed(e: A.Quant, env: dict) -> Optional[str]:
+    """x, when e is `collect v in L where v != x` with x a card chosen from the local list L
+    (flow: ("$in", x) -> L, until L is set again): its count is one fewer than L's."""
+    c = e.where
+    if e.kind != "collect" or not isinstance(e.domain, A.Name) or not isinstance(c, A.BinOp) or c.op != "!=":
+        return None
+    for v, x in ((c.left, c.right), (c.right, c.left)):
+        if isinstance(v, A.Name) and v.name == e.var and isinstance(x, A.Name) \
+                and env.get(("$in", x.name)) == e.domain.name and x.name in env:
+            return x.name
+    return None
 
 
 def _known(env: dict, zone: str) -> bool:

@@ -328,3 +328,13 @@ def test_a_shuffled_zone_of_the_start_is_hidden():
 def test_a_deal_in_a_loop_of_the_start_forgets_every_zone_after_it():
     body = 'for p in players { deal 1 from deck to hand[p] }\n    total = sum c in box: c.value'
     assert _start_findings(body) == [(2, "secrecy-var")]
+
+
+def test_a_trigger_on_the_start_phase_sees_the_cards_as_everyone_knows_them():
+    trig = 'trigger count_box on phase_start when phase == "setup" {\n  total = sum c in box: c.value\n}\n'
+    text = START.replace("BODY", "").replace("phase setup {", trig + "phase setup {")
+    assert [d for d in check_text(text, "t.rules").warnings if d.code.startswith("secrecy-")] == []
+    shuffled = text.replace("  total = sum", "  shuffle box\n  total = sum")
+    # the trigger's read, and the enter's after it (the enter runs after the trigger shuffled box)
+    assert sorted(d.code for d in check_text(shuffled, "t.rules").warnings if d.code.startswith("secrecy-")) \
+        == ["secrecy-move", "secrecy-var"]

@@ -98,7 +98,7 @@ class FlowPass(FlowLabels):
                             f for f in self._fl_entry.get(p.name, NONE) if f[0] not in moved and "*" not in moved
                             and (f[1] is None or not names(f[1]) & changed))
                     try:
-                        self._fl_block(blk, {"$known": set()} if known else {}, NONE)
+                        self._fl_block(blk, {"$known": set(self._fl_start_triggers()[1])} if known else {}, NONE)
                     finally:
                         self._fl_pshown = NONE
             if p.end_when is not None:
@@ -115,8 +115,9 @@ class FlowPass(FlowLabels):
             for blk in (e.resolve, e.cancelled):
                 if blk is not None:
                     self._fl_block(blk, {}, NONE)
+        starts, gone = self._fl_start_triggers()
         for t in self.triggers:
-            env = {}
+            env = {"$known": set(gone)} if t in starts else {}
             for name, _ in self.event_params(t.event.name):
                 env[name] = self._fl_fields.get(("event", t.event.name, name), PUBLIC)
             pc = self._fl_events.get(t.event.name, NONE)
@@ -349,6 +350,24 @@ class FlowPass(FlowLabels):
         if not (v.secret <= old.secret and v.hidden <= old.hidden):
             self._fl_fields[key] = Val(either(old.secret, v.secret), either(old.hidden, v.hidden))
 
+    def _fl_start_triggers(self) -> tuple:
+        """The phase_start triggers of the start phase (when `phase == "start"`), which run before
+        its enter, when nothing is dealt yet; and the zones they (or `moved` triggers) may change,
+        which the enter does not know either.
+        None when a phase leads back to the start: it would start again on a dealt game."""
+        g = self.game
+        if g is None or g.start is None or any(n.target.name == g.start.name
+                                               for p in self.phases.values() for n in p.nexts):
+            return [], set()
+        starts = [t for t in self.triggers if t.event.name == "phase_start" and _pins_phase(t.when, g.start.name)]
+        gone: set = set()
+        for t in self.triggers:
+            if t in starts or t.event.name == "moved":
+                gone |= {z or "*" for z in moved_into(t.body.stmts, set())}
+                if _shuffles(t.body.stmts):
+                    gone.add("*")
+        return starts, gone
+
     def _fl_unknown(self, zone, env: dict, hidden) -> None:
         """Before the first deal of the start, a zone is as everyone knows it until it is shuffled
         or receives cards some player did not see (a deal forgets all).  env["$known"] is one set
@@ -426,3 +445,25 @@ def _chosen_from(name: str, p: A.ActionParam, env: dict) -> Optional[str]:
             and isinstance(c.right, A.Name) and c.right.name in env:
         return c.right.name
     return None
+
+
+def _pins_phase(when, name: str) -> bool:
+    """Does a trigger condition hold only when `phase == "name"` (alone or one of `and`s)?"""
+    if when is None:
+        return False
+    ops = when.operands if isinstance(when, A.Chain) and set(when.ops) == {"and"} else (when,)
+    return any(isinstance(c, A.BinOp) and c.op == "==" and {type(c.left), type(c.right)} == {A.Name, A.StrLit}
+               and any(isinstance(x, A.Name) and x.name == "phase" for x in (c.left, c.right))
+               and any(isinstance(x, A.StrLit) and x.value == name for x in (c.left, c.right)) for c in ops)
+
+
+def _shuffles(stmts) -> bool:
+    """Do stmts (nested blocks too) shuffle or deal?"""
+    for s in stmts:
+        if isinstance(s, (A.Shuffle, A.Deal)):
+            return True
+        if isinstance(s, A.If) and any(_shuffles(b.stmts) for _, b in s.branches) \
+                or isinstance(s, A.If) and s.else_ is not None and _shuffles(s.else_.stmts) \
+                or isinstance(s, A.For) and _shuffles(s.body.stmts):
+            return True
+    return False

@@ -212,22 +212,25 @@ class BlockCompiler:
         ends = []
         before = set(asm.bound)  # what a branch binds is bound only in that branch
         for i, (cond, body) in enumerate(s.branches):
-            c = self.prog.expr(cond)
             test = asm.placeholder()
             self.stmts(body.stmts, asm)
             ends.append(asm.placeholder())
             asm.bound = set(before)
             nxt = asm.here()
-            if self.prog.branches:  # the arm taken is counted (no step of its own: frames stay the same)
-                asm.patch(test, counted_test(c, nxt, s, i))
-            else:
-                asm.patch(test, (lambda c, nxt: lambda st, env: None if c(st, env) else nxt)(c, nxt))
+            asm.patch(test, self.if_test(s, i, cond, nxt))
         if s.else_ is not None:
             self.stmts(s.else_.stmts, asm)
         end = asm.here()
         asm.bound = before
         for i in ends:
             asm.patch(i, _jump(end))
+
+    def if_test(self, s: A.If, i: int, cond: A.Expr, nxt: int) -> Callable:
+        """The step that tests arm i of `s`: on to the arm if `cond` holds, else to step nxt."""
+        c = self.prog.expr(cond)
+        if self.prog.branches:  # the arm taken is counted (no step of its own: frames stay the same)
+            return counted_test(c, nxt, s, i)
+        return lambda st, env: None if c(st, env) else nxt
 
     def _x_For(self, s: A.For, asm: _Asm) -> None:
         self._loops += 1

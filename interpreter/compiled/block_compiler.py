@@ -13,7 +13,7 @@ from typing import Callable, Optional
 from rulespec.lang import ast as A
 from rulespec.lang import types as T
 
-from ..blocks import BlockCompiler, _Asm, _jump, arm_keys
+from ..blocks import BlockCompiler, _Asm, arm_keys
 from .statements import RunWriter
 
 _RUN = object()  # holds a run's place in the block until the run is written
@@ -82,20 +82,6 @@ class CompiledBlockCompiler(BlockCompiler):
         if s.target is not None:  # written by the event's frame when it ends
             asm.bind(s.target, T.record_type(s.event.name))
 
-    def _x_If(self, s: A.If, asm: _Asm) -> None:
-        """blocks._x_If, each test written as code."""
-        ends = []
-        before = set(asm.bound)  # what a branch binds is bound only in that branch
-        for i, (cond, body) in enumerate(s.branches):
-            test = asm.placeholder()
-            self.stmts(body.stmts, asm)
-            ends.append(asm.placeholder())
-            asm.bound = set(before)
-            nxt = asm.here()
-            asm.patch(test, self.runs.test_step(cond, nxt, arm_keys(s, i) if self.prog.branches else None))
-        if s.else_ is not None:
-            self.stmts(s.else_.stmts, asm)
-        end = asm.here()
-        asm.bound = before
-        for i in ends:
-            asm.patch(i, _jump(end))
+    def if_test(self, s: A.If, i: int, cond: A.Expr, nxt: int) -> Callable:
+        """The reference's test of an arm (blocks._x_If), written as code."""
+        return self.runs.test_step(cond, nxt, arm_keys(s, i) if self.prog.branches else None)

@@ -573,26 +573,15 @@ class _Writer:
                 continue
             values.append(v)
             data.append(f"{f.name!r}: {v[0]}")
-        args = []
-        for e, absent in ((s.by, "st.active"), (s.target, "None")):
+        args = []  # push_entry's by, target, cards and against: written, or their defaults
+        for e, absent, write in ((s.by, "st.active", self.value), (s.target, "None", self.value),
+                                 (s.with_, "[]", self.cards_of), (s.against, "None", self.value)):
             if e is None:
                 args.append(absent)
             else:
-                v = self.value(e)
+                v = write(e)
                 values.append(v)
                 args.append(v[0])
-        if s.with_ is not None:
-            v = self.cards_of(s.with_)
-            values.append(v)
-            args.append(v[0])
-        else:
-            args.append("[]")
-        if s.against is not None:
-            v = self.value(s.against)
-            values.append(v)
-            args.append(v[0])
-        else:
-            args.append("None")
         self.guarded(s, ind, values, [(0, f"st.push_entry({s.effect.name!r}, {', '.join(args)}, "
                                           f"{{{', '.join(data)}}})")])
 

@@ -108,17 +108,23 @@ class _Steps:
         scenario pins down: a move beyond a zone's capacity, ...), its message mentioning because."""
         self.decline_idle_asks()
         action = self.resolve(node)
-        try:
-            self.st.apply(action)
-        except RuleRuntimeError as e:
-            reason = str(e)
-        except EngineError as e:
-            self.fail(node, f"'{action}': {e}")
-        else:
-            self.fail(node, f"expected '{action}' to meet an error of the rules, but the engine applied it")
+        reason = self.refusal(node, action, RuleRuntimeError, "meet an error of the rules")
         self.stopped = True
+        self.mentions(node, because, reason, "error")
+
+    def refusal(self, node: yaml.Node, text: str, expected: type, what: str) -> str:
+        """The message of the error of kind `expected` that applying text meets (else a failure)."""
+        try:
+            self.st.apply(text)
+        except expected as e:
+            return str(e)
+        except EngineError as e:
+            self.fail(node, f"'{text}': {e}")
+        self.fail(node, f"expected '{text}' to {what}, but the engine applied it")
+
+    def mentions(self, node: yaml.Node, because: Optional[str], reason: str, what: str):
         if because is not None and because.lower() not in reason.lower():
-            self.fail(node, f"expected the error to mention '{because}', got: {reason}")
+            self.fail(node, f"expected the {what} to mention '{because}', got: {reason}")
 
     def decline_idle_asks(self):
         """'face_down_asks: decline': answer "no" for every player asked about abilities of
@@ -134,18 +140,10 @@ class _Steps:
         if found is not None:
             self.fail(node, f"expected '{text}' to be illegal, but it is legal for {player_name(st.active)} in phase '{st.phase}'")
         before = st.to_json()
-        try:
-            st.apply(text)
-        except IllegalActionError as e:
-            reason = str(e)
-        except EngineError as e:
-            self.fail(node, f"'{text}': {e}")
-        else:
-            self.fail(node, f"expected '{text}' to be illegal, but the engine applied it")
+        reason = self.refusal(node, text, IllegalActionError, "be illegal")
         if st.to_json() != before:
             self.fail(node, f"the illegal action '{text}' changed the state")
-        if because is not None and because.lower() not in reason.lower():
-            self.fail(node, f"expected the reason to mention '{because}', got: {reason}")
+        self.mentions(node, because, reason, "reason")
 
     def legal_exactly(self, node: yaml.Node):
         want = [self.resolve(an) for an in self.read.seq(node, "legal_exactly", scalar_ok=True)]

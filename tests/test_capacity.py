@@ -50,7 +50,7 @@ def test_the_rulebook_says_how_many_cards_a_zone_holds():
 
 def _seated(engine: str):
     """P1 has put a card in their slot and P2 passed: P1 to act, with two cards in hand."""
-    st = load(LAB, engine=engine).new_state(2, seed=1)
+    st = load(LAB, engine=engine).new_state(2, seed=1, options={"broken": True})
     st.apply(next(a.text for a in st.legal_actions() if a.text.startswith("seat")))
     st.apply("pass")
     return st
@@ -86,7 +86,7 @@ def test_filling_a_zone_up_to_its_capacity_is_fine(engine):
 
 def _scenario(tmp_path, body: str):
     p = tmp_path / "case.yaml"
-    p.write_text(f"rules: {LAB}\nplayers: 2\n" + textwrap.dedent(body), encoding="utf-8")
+    p.write_text(f"rules: {LAB}\nplayers: 2\noptions: {{broken: true}}\n" + textwrap.dedent(body), encoding="utf-8")
     [sc] = load_file(p)
     return sc
 
@@ -101,7 +101,7 @@ def test_a_position_cannot_overfill_a_zone(tmp_path):
         steps:
           - legal: pass
         """)
-    with pytest.raises(ScenarioError, match=r"case\.yaml:7: impossible position: zone 'slot\[P1\]' holds at most 1 card, "
+    with pytest.raises(ScenarioError, match=r"case\.yaml:8: impossible position: zone 'slot\[P1\]' holds at most 1 card, "
                                             r"the position puts 2 there"):
         run_scenario(sc)
 

@@ -22,6 +22,7 @@ from typing import Optional
 from .. import ast as A
 from ..diagnostics import Related
 from .flow_cond import assigned, cond_key, cond_vars
+from .flow_events import event_shown_after
 from .flow_phases import canon, lets_of, moved_into, names, phase_entry_shown
 from .flow_labels import NONE, PUBLIC, FlowLabels, Val, either, face_up, zone_key
 
@@ -35,6 +36,7 @@ class FlowPass(FlowLabels):
         self._fl_known: set = set()     # hidden zones that only ever receive cards everyone saw
         self._fl_entry = phase_entry_shown(self)  # phase -> zones shown on entering it
         self._fl_pshown: frozenset = NONE  # those of the phase whose enter block is being read
+        self._fl_after = event_shown_after(self)  # event -> zones its `on` triggers leave face up
         for _ in range(3):  # first with every hidden zone unknown, then with those found known
             self._fl_fixpoint()
             known = {z.name for z in self.zones.values() if z.visibility != "public"
@@ -120,6 +122,8 @@ class FlowPass(FlowLabels):
             env = {"$known": set(gone)} if t in starts else {}
             for name, _ in self.event_params(t.event.name):
                 env[name] = self._fl_fields.get(("event", t.event.name, name), PUBLIC)
+            if t.timing == "after":
+                self._fl_after_shown(t, env)
             pc = self._fl_events.get(t.event.name, NONE)
             if t.when is not None:
                 when = self._fl_expr(t.when, env).secret
@@ -127,6 +131,19 @@ class FlowPass(FlowLabels):
                 # hold such a card the same question, so whether its condition held stays hidden
                 pc = pc if t.optional is not None else either(pc, when)
             self._fl_block(t.body, env, pc)
+
+    def _fl_after_shown(self, t: A.TriggerDecl, env: dict) -> None:
+        """In an `after` trigger, the zones the event's `on` triggers left face up (flow_events) are
+        public: zone[field] while the field's name still means the field (a fresh Val, which a
+        loop, a quantifier or a `let` of the same name replaces)."""
+        fresh: dict = {}
+        for zone, field in self._fl_after.get(t.event.name, ()):
+            if field is None:
+                env[("$zone", zone, None)] = True
+            elif field != t.for_var and field in env:
+                if field not in fresh:
+                    fresh[field] = env[field] = Val(env[field].secret, env[field].hidden)
+                env[("$zone", zone, field)] = fresh[field]
 
     def _fl_param(self, p: A.ActionParam, env: dict) -> Val:
         """A choice: the chooser's answer is theirs to give; cards chosen may be hidden from others."""

@@ -129,8 +129,10 @@ class FlowLabels:
         if z.visibility == "public" or _known(env, z.name) or z.name in self._fl_known or (z.name, "*") in self._fl_shown:
             return NONE
         key = zone_key(e)
-        if key is not None and (key in env or (z.name, key[2]) in self._fl_shown):
-            return NONE
+        if key is not None:
+            shown = env.get(key)  # True, or a Val: shown while that name still holds that Val
+            if shown is True or shown is not None and shown is env.get(key[2]) or (z.name, key[2]) in self._fl_shown:
+                return NONE
         if self._fl_pshown and self._fl_phase_shown(z, e, env):
             return NONE
         return one(e.span)

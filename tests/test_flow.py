@@ -65,9 +65,9 @@ phase done { enter { end game } }
 '''
 
 
-def findings(body: str) -> list:
-    """(line in the body, code) of each secrecy finding of BASE with BODY put in."""
-    text = BASE.replace("BODY", body)
+def findings(body: str, game: str = BASE) -> list:
+    """(line in the body, code) of each secrecy finding of the game (BASE) with BODY put in."""
+    text = game.replace("BODY", body)
     start = text.count("\n", 0, text.index(body)) + 1
     out = []
     for d in check_text(text, "t.rules").warnings:
@@ -426,3 +426,28 @@ def test_a_loop_variable_of_the_field_name_is_another_player():
     found = [(d.span.line, d.code) for d in check_text(text, "t.rules").warnings if d.code.startswith("secrecy-")]
     line = text.count("\n", 0, text.index("for p in players { turns")) + 1
     assert found == [(line, "secrecy-var"), (line + 1, "secrecy-var")]
+
+
+
+# spent: a hidden pile that only gets the face-up cards of the table; kept: one dealt from it
+ORDER = BASE.replace("zone table: pile public\n", "zone table: pile public\nzone spent: pile hidden\nzone kept: pile hidden\n")
+
+
+def _order_findings(body: str) -> list:
+    return findings('move cards(table) to spent\n    ' + body, ORDER)
+
+
+def test_a_hidden_pile_of_cards_everyone_saw_is_public_until_shuffled():
+    # spent only ever gets the face-up cards of the table: everyone knows it, in order too
+    assert _order_findings('if top(spent, 1)[0].value == 5 { total += 1 }') == []
+    # shuffled, everyone still knows which cards it holds, but not which is on top
+    assert _order_findings('shuffle spent\n    if top(spent, 1)[0].value == 5 { total += 1 }') == [(3, "secrecy-var")]
+    # (a read of its contents is reported too: the check does not tell contents from order)
+    assert _order_findings('shuffle spent\n    total = count c in spent where c.value == 5') == [(3, "secrecy-var")]
+
+
+def test_a_deal_from_a_shuffled_pile_of_cards_everyone_saw_is_hidden():
+    # kept only gets cards dealt from spent: as public as the order of spent
+    deal = 'deal 1 from spent to kept\n    total = sum c in kept: c.value'
+    assert _order_findings(deal) == []
+    assert _order_findings('shuffle spent\n    ' + deal) == [(4, "secrecy-var")]

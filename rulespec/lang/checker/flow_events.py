@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import Optional
 
 from .. import ast as A
-from .flow_cond import assigned
-from .flow_phases import _family
+from .flow_cond import assigned, nested
+from .flow_phases import family
 
 
 def event_shown_after(checker) -> dict:
@@ -142,16 +142,8 @@ def _face_down_test(e) -> Optional[str]:
     return None
 
 
-def _nested(s) -> list:
-    if isinstance(s, A.If):
-        return [b for _, b in s.branches] + ([s.else_] if s.else_ is not None else [])
-    if isinstance(s, A.For):
-        return [s.body]
-    return []
-
-
 def _prevents(stmts) -> bool:
-    return any(isinstance(s, A.Prevent) or any(_prevents(b.stmts) for b in _nested(s)) for s in stmts)
+    return any(isinstance(s, A.Prevent) or any(_prevents(b.stmts) for b in nested(s)) for s in stmts)
 
 
 def _bound(stmts, out: set) -> set:
@@ -161,7 +153,7 @@ def _bound(stmts, out: set) -> set:
             out.add(s.name)
         elif isinstance(s, A.Emit) and s.target is not None:
             out.add(s.target)
-        for b in _nested(s):
+        for b in nested(s):
             _bound(b.stmts, out)
     return out
 
@@ -201,7 +193,7 @@ def _kill_walk(checker, stmts, later_out: frozenset, where: dict, out: set) -> N
     for i, s in enumerate(stmts):
         later = later_out | _revealed_names(stmts[i + 1:])
         if isinstance(s, (A.Move, A.Play, A.Deal)):
-            fam = _family(s.dest)
+            fam = family(s.dest)
             cards = getattr(s, "cards", None)
             if _key(s.dest) not in later and not (isinstance(cards, A.Name) and cards.name in later):
                 out.add(fam)
@@ -225,7 +217,7 @@ def _kill_walk(checker, stmts, later_out: frozenset, where: dict, out: set) -> N
                 where[s.name] = where[v.name]
             else:
                 where.pop(s.name, None)
-        for b in _nested(s):
+        for b in nested(s):
             inner = dict(where)
             _kill_walk(checker, b.stmts, later, inner, out)
             for k in list(where):  # after the branch the card may be where either way left it

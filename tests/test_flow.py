@@ -451,3 +451,12 @@ def test_a_deal_from_a_shuffled_pile_of_cards_everyone_saw_is_hidden():
     deal = 'deal 1 from spent to kept\n    total = sum c in kept: c.value'
     assert _order_findings(deal) == []
     assert _order_findings('shuffle spent\n    ' + deal) == [(4, "secrecy-var")]
+
+
+def test_a_card_picked_from_a_hidden_pile_of_cards_everyone_saw_is_hidden():
+    # everyone knows which cards spent holds, not which one a choice (face down) or random() takes
+    for pick in ('choose active "pick": card from spent', 'random(cards(spent))'):
+        assert _order_findings(f'let c = {pick}\n    if c.value == 5 {{ total += 1 }}') == [(3, "secrecy-var")]
+        # from the face-up table, everyone sees which card it is
+        assert _order_findings(f'let c = {pick.replace("spent", "table")}\n    move c to spent\n'
+                               '    if c.value == 5 { total += 1 }') == []

@@ -161,8 +161,9 @@ class FlowPass(FlowLabels):
     def _fl_param(self, p: A.ActionParam, env: dict) -> Val:
         """A choice: the chooser's answer is theirs to give; cards chosen may be hidden from others."""
         if p.kind in ("card", "cards", "use") and p.domain is not None:
-            return Val(NONE, self._fl_expr(p.domain, env).hidden)
+            return Val(NONE, either(self._fl_expr(p.domain, env).hidden, self._fl_picked(p.domain, env)))
         return PUBLIC
+
 
     # ------------------------------------------------------------------ statements
     def _fl_block(self, b: A.Block, env: dict, pc: frozenset) -> None:

@@ -137,6 +137,14 @@ class FlowLabels:
             return NONE
         return one(e.span)
 
+    def _fl_picked(self, e, env: dict) -> frozenset:
+        """A card picked from a hidden zone whose cards everyone knows (a pile of cards all saw):
+        which one is not known (a chooser who cannot see them gets one at random, others do not see which)."""
+        z = self.zone_of(e)
+        if z is not None and z.visibility != "public" and (z.name in self._fl_known or _known(env, z.name)):
+            return one(e.span)
+        return either(*(self._fl_picked(x, env) for x in A.children(e)))
+
     def _fl_phase_shown(self, z, e, env: dict) -> bool:
         """Was this zone shown by an earlier phase every path here passes through (flow_phases)?"""
         if isinstance(e, A.Name):
@@ -175,7 +183,8 @@ class FlowLabels:
             seen = z is not None and z.visibility == "top" and e.func == "top" and one
             return Val(secret, NONE if seen else args[0].hidden)
         if cardish:
-            return Val(secret, either(*(a.hidden for a in args)))
+            picked = self._fl_picked(e.args[0], env) if kind == "builtin_func" and e.func == "random" else NONE
+            return Val(secret, either(picked, *(a.hidden for a in args)))
         if kind == "builtin_func" and e.func in ("count", "seat", "revealed", "sees", "tagged"):
             return Val(secret, NONE)  # facts every player knows: a count, whether a card is face up
         return Val(either(secret, *(a.hidden for a in args)), NONE)

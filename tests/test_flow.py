@@ -407,6 +407,9 @@ EVENT_REVEALS = [
     ("a trigger conceals a card that may be in the hand",
      (SHOW_EACH, 'trigger hide_one after out {\n  let c = first x in cards(hand[p]) where true\n  conceal c\n}'),
      (SHOW_EACH, 'trigger hide_one after out {\n  let c = choose p "hide": card from stash[p]\n  conceal c\n}')),
+    ("a trigger moves a card into the hand and does not reveal it",
+     (SHOW_EACH, 'trigger take after out {\n  let c = choose p "take": card from stash[p]\n  move c to hand[p]\n}'),
+     (SHOW_EACH, 'trigger take after out {\n  let c = choose p "take": card from stash[p]\n  move c to hand[p]\n  reveal c\n}')),
     ("a trigger of the event sets the player field to another player",
      ('reveal hand[p]', 'trigger pass_on on out { p = next_player(p) }'), ('reveal hand[p]', '')),
 ]

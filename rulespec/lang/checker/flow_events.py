@@ -172,11 +172,15 @@ def _kills(checker) -> set:
 
 
 def _revealed_names(stmts) -> set:
-    """What a block's top level reveals: card locals by name, zones by their key."""
-    out = set()
+    """What a block's top level reveals: card locals by name, zones by their key (not once the
+    name is set anew)."""
+    out, rebound = set(), set()
     for s in stmts:
         if isinstance(s, A.Reveal) and s.reveal:
-            out.add(_key(s.zone))
+            k = _key(s.zone)
+            if k not in rebound and not (isinstance(k, tuple) and k[1] in rebound):
+                out.add(k)
+        rebound |= _bound([s], set()) | assigned([s])
     return out
 
 
@@ -217,14 +221,27 @@ def _kill_walk(checker, stmts, later_out: frozenset, where: dict, out: set) -> N
                 where[s.name] = where[v.name]
             else:
                 where.pop(s.name, None)
+        elif isinstance(s, A.Assign) and not s.target.path and s.target.index is None:
+            where.pop(s.target.name, None)
         for b in nested(s):
-            inner = dict(where)
-            _kill_walk(checker, b.stmts, later, inner, out)
-            for k in list(where):  # after the branch the card may be where either way left it
-                if k in inner:
-                    where[k] = where[k] | inner[k]
-                else:
-                    del where[k]
+            for _ in range(2 if isinstance(s, A.For) else 1):  # a second round starts where the first left
+                inner = dict(where)
+                if isinstance(s, A.For):  # the loop's card is one of its list's
+                    fams = _zone_families(checker, s.iterable)
+                    inner.pop(s.var, None)
+                    if fams:
+                        inner[s.var] = frozenset(fams)
+                _kill_walk(checker, b.stmts, later, inner, out)
+                _merge(where, inner)
+
+
+def _merge(where: dict, inner: dict) -> None:
+    """After a branch or a round, a card may be where either way left it (unknown if either lost it)."""
+    for k in list(where):
+        if k in inner:
+            where[k] = where[k] | inner[k]
+        else:
+            del where[k]
 
 
 def _zone_families(checker, e) -> set:

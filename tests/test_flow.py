@@ -65,9 +65,9 @@ phase done { enter { end game } }
 '''
 
 
-def findings(body: str) -> list:
-    """(line in the body, code) of each secrecy finding of BASE with BODY put in."""
-    text = BASE.replace("BODY", body)
+def findings(body: str, game: str = BASE) -> list:
+    """(line in the body, code) of each secrecy finding of the game (BASE) with BODY put in."""
+    text = game.replace("BODY", body)
     start = text.count("\n", 0, text.index(body)) + 1
     out = []
     for d in check_text(text, "t.rules").warnings:
@@ -338,6 +338,131 @@ def test_a_trigger_on_the_start_phase_sees_the_cards_as_everyone_knows_them():
     # the trigger's read, and the enter's after it (the enter runs after the trigger shuffled box)
     assert sorted(d.code for d in check_text(shuffled, "t.rules").warnings if d.code.startswith("secrecy-")) \
         == ["secrecy-move", "secrecy-var"]
+
+
+EVENTS = '''game "Events" {
+  players 2..3
+''' + HEAD + '''zone stash[player]: set owner
+var total: int = 0
+var turns: int = 0
+
+event out(p: player) "A player goes out: their hand is turned face up."
+event show_card(p: player, c: card) "A card of a player's is turned face up."
+trigger turn_card on show_card when not revealed(c) { reveal c }
+trigger go_out on out {
+  ON_BODY
+}
+EXTRA
+trigger score_out after out {
+  total = sum c in hand[p]: c.value
+}
+
+action quit() {
+  effect { emit out(active) }
+}
+action keep(c: card from hand[active]) {
+  effect { move c to stash[active] }
+}
+
+''' + SETUP.format(first="active", next="turn") + '''phase turn {
+  actions quit, keep
+  after { turns += 1  active = next_player(active) }
+  end when turns >= 6
+  next done
+}
+phase done { enter { end game } }
+'''
+
+# every card of the hand through the event that turns one face up (a card face up already is not
+# turned again: `when not revealed(c)`)
+SHOW_EACH = 'for c in cards(hand[p]) {\n    if not revealed(c) { emit show_card(p, c) }\n  }'
+
+
+def _event_findings(on_body: str, extra: str = "") -> list:
+    text = EVENTS.replace("ON_BODY", on_body).replace("EXTRA", extra)
+    line = text.count("\n", 0, text.index("total = sum c in hand[p]")) + 1
+    return sorted((d.span.line - line, d.code) for d in check_text(text, "t.rules").warnings
+                  if d.code.startswith("secrecy-"))
+
+
+# (what, the `on` handler and more rules that leave the hand hidden (the after-trigger's read is
+# reported), the clean twin, whose `on` handler leaves it face up)
+EVENT_REVEALS = [
+    ("the on handler reveals the hand only when a condition holds",
+     ('if turns > 2 { reveal hand[p] }', ''), ('reveal hand[p]', '')),
+    ("the on handler reveals another zone",
+     ('reveal stash[p]', ''), ('reveal hand[p]', '')),
+    ("the event turning each card face up is not emitted for every card",
+     (SHOW_EACH.replace("not revealed(c)", "not revealed(c) and c.value == 5"), ''), (SHOW_EACH, '')),
+    ("a trigger of the emitted event may prevent it",
+     (SHOW_EACH, 'trigger ward before show_card when turns > 3 { prevent }'), (SHOW_EACH, '')),
+    ("the handler of the emitted event turns it face up only under a condition",
+     (SHOW_EACH.replace("show_card", "show_card2"),
+      'event show_card2(p: player, c: card) "doc"\ntrigger turn2 on show_card2 when turns > 0 { reveal c }'),
+     (SHOW_EACH.replace("show_card", "show_card2"),
+      'event show_card2(p: player, c: card) "doc"\ntrigger turn2 on show_card2 when not revealed(c) { reveal c }')),
+    ("a trigger of the event deals a face-down card into the hand before the read",
+     (SHOW_EACH, 'trigger refill after out { deal 1 from deck to hand[p] }'),
+     (SHOW_EACH, 'trigger refill after out { deal 1 from deck to hand[p]\n  reveal hand[p] }')),
+    ("a trigger conceals a card that may be in the hand",
+     (SHOW_EACH, 'trigger hide_one after out {\n  let c = first x in cards(hand[p]) where true\n  conceal c\n}'),
+     (SHOW_EACH, 'trigger hide_one after out {\n  let c = choose p "hide": card from stash[p]\n  conceal c\n}')),
+    ("a trigger moves a card into the hand and does not reveal it",
+     (SHOW_EACH, 'trigger take after out {\n  let c = choose p "take": card from stash[p]\n  move c to hand[p]\n}'),
+     (SHOW_EACH, 'trigger take after out {\n  let c = choose p "take": card from stash[p]\n  move c to hand[p]\n  reveal c\n}')),
+    ("a trigger of the event sets the player field to another player",
+     ('reveal hand[p]', 'trigger pass_on on out { p = next_player(p) }'), ('reveal hand[p]', '')),
+]
+
+
+@pytest.mark.parametrize("what,leak,twin", EVENT_REVEALS, ids=[e[0] for e in EVENT_REVEALS])
+def test_an_on_handler_reveal_is_public_in_the_after_triggers(what, leak, twin):
+    assert _event_findings(*twin) == []
+    assert _event_findings(*leak) == [(0, "secrecy-var")]
+
+
+def test_a_loop_variable_of_the_field_name_is_another_player():
+    text = EVENTS.replace("ON_BODY", "reveal hand[p]").replace("EXTRA", "").replace(
+        "  total = sum c in hand[p]: c.value\n", "  total = sum c in hand[p]: c.value\n"
+        "  for p in players { turns += sum c in hand[p]: c.value }\n"
+        "  turns += count p in players where any c in hand[p]: c.value == 5\n")
+    found = [(d.span.line, d.code) for d in check_text(text, "t.rules").warnings if d.code.startswith("secrecy-")]
+    line = text.count("\n", 0, text.index("for p in players { turns")) + 1
+    assert found == [(line, "secrecy-var"), (line + 1, "secrecy-var")]
+
+
+
+# spent: a hidden pile that only gets the face-up cards of the table; kept: one dealt from it
+ORDER = BASE.replace("zone table: pile public\n", "zone table: pile public\nzone spent: pile hidden\nzone kept: pile hidden\n")
+
+
+def _order_findings(body: str) -> list:
+    return findings('move cards(table) to spent\n    ' + body, ORDER)
+
+
+def test_a_hidden_pile_of_cards_everyone_saw_is_public_until_shuffled():
+    # spent only ever gets the face-up cards of the table: everyone knows it, in order too
+    assert _order_findings('if top(spent, 1)[0].value == 5 { total += 1 }') == []
+    # shuffled, everyone still knows which cards it holds, but not which is on top
+    assert _order_findings('shuffle spent\n    if top(spent, 1)[0].value == 5 { total += 1 }') == [(3, "secrecy-var")]
+    # (a read of its contents is reported too: the check does not tell contents from order)
+    assert _order_findings('shuffle spent\n    total = count c in spent where c.value == 5') == [(3, "secrecy-var")]
+
+
+def test_a_deal_from_a_shuffled_pile_of_cards_everyone_saw_is_hidden():
+    # kept only gets cards dealt from spent: as public as the order of spent
+    deal = 'deal 1 from spent to kept\n    total = sum c in kept: c.value'
+    assert _order_findings(deal) == []
+    assert _order_findings('shuffle spent\n    ' + deal) == [(4, "secrecy-var")]
+
+
+def test_a_card_picked_from_a_hidden_pile_of_cards_everyone_saw_is_hidden():
+    # everyone knows which cards spent holds, not which one a choice (face down) or random() takes
+    for pick in ('choose active "pick": card from spent', 'random(cards(spent))'):
+        assert _order_findings(f'let c = {pick}\n    if c.value == 5 {{ total += 1 }}') == [(3, "secrecy-var")]
+        # from the face-up table, everyone sees which card it is
+        assert _order_findings(f'let c = {pick.replace("spent", "table")}\n    move c to spent\n'
+                               '    if c.value == 5 { total += 1 }') == []
 
 
 # Zone capacities: lord and deputy hold one card each (CAP), so a condition can prove them face up.

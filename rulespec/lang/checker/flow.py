@@ -22,8 +22,9 @@ from typing import Optional
 from .. import ast as A
 from ..diagnostics import Related
 from .flow_capacity import face_up_zones
-from .flow_cond import assigned, cond_key, cond_vars
-from .flow_phases import canon, lets_of, moved_into, names, phase_entry_shown
+from .flow_cond import assigned, cond_key, cond_vars, nested
+from .flow_events import event_shown_after
+from .flow_phases import family, canon, lets_of, moved_into, names, phase_entry_shown
 from .flow_labels import NONE, PUBLIC, FlowLabels, Val, either, face_up, zone_key
 
 # choices of cards: a `where` about a card picked face down need not hold (see face_down.py)
@@ -39,12 +40,16 @@ class FlowPass(FlowLabels):
         self._fl_upcache: dict = {}     # (condition, holds) -> the zones it proves face up
         self._fl_entry = phase_entry_shown(self)  # phase -> zones shown on entering it
         self._fl_pshown: frozenset = NONE  # those of the phase whose enter block is being read
+        self._fl_after = event_shown_after(self)  # event -> zones its `on` triggers leave face up
+        shuffled = self._fl_shuffled()
         for _ in range(3):  # first with every hidden zone unknown, then with those found known
             self._fl_fixpoint()
             known = {z.name for z in self.zones.values() if z.visibility != "public"
                      and not (self._fl_into.get(z.name, NONE) - self._fl_revealed)}
             if self.game is not None and self.game.cards_start is not None:
                 known.discard(self.game.cards_start.name)
+            # a shuffled one: which cards it holds is known, not which is on top (nor what a deal takes)
+            known = set() if "*" in shuffled else known - shuffled
             if known == self._fl_known:
                 break
             self._fl_known = known
@@ -125,6 +130,8 @@ class FlowPass(FlowLabels):
             env = {"$known": set(gone)} if t in starts else {}
             for name, _ in self.event_params(t.event.name):
                 env[name] = self._fl_fields.get(("event", t.event.name, name), PUBLIC)
+            if t.timing == "after":
+                self._fl_after_shown(t, env)
             pc = self._fl_events.get(t.event.name, NONE)
             if t.when is not None:
                 when = self._fl_expr(t.when, env).secret
@@ -133,11 +140,35 @@ class FlowPass(FlowLabels):
                 pc = pc if t.optional is not None else either(pc, when)
             self._fl_block(t.body, env, pc)
 
+    def _fl_after_shown(self, t: A.TriggerDecl, env: dict) -> None:
+        """In an `after` trigger, the zones the event's `on` triggers left face up (flow_events) are
+        public: zone[field] while the field's name still means the field (a fresh Val, which a
+        loop, a quantifier or a `let` of the same name replaces)."""
+        fresh: dict = {}
+        for zone, field in self._fl_after.get(t.event.name, ()):
+            if field is None:
+                env[("$zone", zone, None)] = True
+            elif field != t.for_var and field in env:
+                if field not in fresh:
+                    fresh[field] = env[field] = Val(env[field].secret, env[field].hidden)
+                env[("$zone", zone, field)] = fresh[field]
+
+    def _fl_shuffled(self) -> set:
+        """The zones any block shuffles (their order is unknown, whatever cards they hold)."""
+        blocks = [t.body for t in self.triggers] + [a.effect for a in self.actions.values() if a.effect is not None]
+        blocks += [b for p in self.phases.values() for b in (p.enter, p.after, p.exit) if b is not None]
+        blocks += [b for e in self.effects.values() for b in (e.resolve, e.cancelled) if b is not None]
+        out: set = set()
+        for b in blocks:
+            _shuffles(b.stmts, out)
+        return out
+
     def _fl_param(self, p: A.ActionParam, env: dict) -> Val:
         """A choice: the chooser's answer is theirs to give; cards chosen may be hidden from others."""
         if p.kind in ("card", "cards", "use") and p.domain is not None:
-            return Val(NONE, self._fl_expr(p.domain, env).hidden)
+            return Val(NONE, either(self._fl_expr(p.domain, env).hidden, self._fl_picked(p.domain, env)))
         return PUBLIC
+
 
     # ------------------------------------------------------------------ statements
     def _fl_block(self, b: A.Block, env: dict, pc: frozenset) -> None:
@@ -472,13 +503,19 @@ def _pins_phase(when, name: str) -> bool:
                and any(isinstance(x, A.StrLit) and x.value == name for x in (c.left, c.right)) for c in ops)
 
 
-def _shuffles(stmts) -> bool:
-    """Do stmts (nested blocks too) shuffle or deal?"""
+def _shuffles(stmts, zones: Optional[set] = None) -> bool:
+    """Do stmts (nested blocks too) shuffle or deal?  The zone families shuffled go to zones."""
+    found = False
     for s in stmts:
         if isinstance(s, (A.Shuffle, A.Deal)):
-            return True
-        if isinstance(s, A.If) and any(_shuffles(b.stmts) for _, b in s.branches) \
-                or isinstance(s, A.If) and s.else_ is not None and _shuffles(s.else_.stmts) \
-                or isinstance(s, A.For) and _shuffles(s.body.stmts):
-            return True
-    return False
+            found = True
+            if zones is None:
+                return True
+            if isinstance(s, A.Shuffle):
+                zones.add(family(s.zone))
+        for b in nested(s):
+            if _shuffles(b.stmts, zones):
+                found = True
+                if zones is None:
+                    return True
+    return found

@@ -49,12 +49,13 @@ def assigned(stmts) -> set:
     for s in stmts:
         if isinstance(s, A.Assign):
             out.add(s.target.name)
-        for c in _blocks(s):
+        for c in nested(s):
             out |= assigned(c.stmts)
     return out
 
 
-def _blocks(s):
+def nested(s) -> list:
+    """The blocks right inside a statement: an if's arms, a loop's body."""
     if isinstance(s, A.If):
         return [b for _, b in s.branches] + ([s.else_] if s.else_ is not None else [])
     if isinstance(s, A.For):

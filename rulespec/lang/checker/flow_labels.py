@@ -129,11 +129,21 @@ class FlowLabels:
         if z.visibility == "public" or _known(env, z.name) or z.name in self._fl_known or (z.name, "*") in self._fl_shown:
             return NONE
         key = zone_key(e)
-        if key is not None and (key in env or (z.name, key[2]) in self._fl_shown):
-            return NONE
+        if key is not None:
+            shown = env.get(key)  # True, or a Val: shown while that name still holds that Val
+            if shown is True or shown is not None and shown is env.get(key[2]) or (z.name, key[2]) in self._fl_shown:
+                return NONE
         if self._fl_pshown and self._fl_phase_shown(z, e, env):
             return NONE
         return one(e.span)
+
+    def _fl_picked(self, e, env: dict) -> frozenset:
+        """A card picked from a hidden zone whose cards everyone knows (a pile of cards all saw):
+        which one is not known (a chooser who cannot see them gets one at random, others do not see which)."""
+        z = self.zone_of(e)
+        if z is not None and z.visibility != "public" and (z.name in self._fl_known or _known(env, z.name)):
+            return one(e.span)
+        return either(*(self._fl_picked(x, env) for x in A.children(e)))
 
     def _fl_phase_shown(self, z, e, env: dict) -> bool:
         """Was this zone shown by an earlier phase every path here passes through (flow_phases)?"""
@@ -173,7 +183,8 @@ class FlowLabels:
             seen = z is not None and z.visibility == "top" and e.func == "top" and one
             return Val(secret, NONE if seen else args[0].hidden)
         if cardish:
-            return Val(secret, either(*(a.hidden for a in args)))
+            picked = self._fl_picked(e.args[0], env) if kind == "builtin_func" and e.func == "random" else NONE
+            return Val(secret, either(picked, *(a.hidden for a in args)))
         if kind == "builtin_func" and e.func in ("count", "seat", "revealed", "sees", "tagged"):
             return Val(secret, NONE)  # facts every player knows: a count, whether a card is face up
         return Val(either(secret, *(a.hidden for a in args)), NONE)

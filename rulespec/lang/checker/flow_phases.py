@@ -44,9 +44,9 @@ def moved_into(stmts, out: set) -> set:
     """Zone families that stmts move cards into or conceal (nested blocks too)."""
     for s in stmts:
         if isinstance(s, (A.Move, A.Deal, A.Play)):
-            out.add(_family(s.dest))
+            out.add(family(s.dest))
         elif isinstance(s, A.Reveal) and not s.reveal:
-            out.add(_family(s.zone))
+            out.add(family(s.zone))
         elif isinstance(s, A.If):
             for b in [b for _, b in s.branches] + ([s.else_] if s.else_ is not None else []):
                 moved_into(b.stmts, out)
@@ -55,7 +55,8 @@ def moved_into(stmts, out: set) -> set:
     return out
 
 
-def _family(e) -> Optional[str]:
+def family(e) -> Optional[str]:
+    """The zone family a zone expression names (`hand[p]`: hand)."""
     if isinstance(e, A.Name):
         return e.name
     if isinstance(e, A.Index) and isinstance(e.obj, A.Name):

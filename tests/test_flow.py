@@ -463,3 +463,96 @@ def test_a_card_picked_from_a_hidden_pile_of_cards_everyone_saw_is_hidden():
         # from the face-up table, everyone sees which card it is
         assert _order_findings(f'let c = {pick.replace("spent", "table")}\n    move c to spent\n'
                                '    if c.value == 5 { total += 1 }') == []
+
+
+# Zone capacities: lord and deputy hold one card each (CAP), so a condition can prove them face up.
+SLOTS = '''game "Slots" {
+  players 2..2
+''' + HEAD + '''zone lord[player]: set owner CAP
+zone deputy[player]: set owner CAP
+var total: int = 0
+def generals_of(p: player): list[card] = cards(lord[p]) + cards(deputy[p])
+def shown(p: player): list[card] = collect g in generals_of(p) where revealed(g) and g.value > 0
+def both_shown(p: player): bool = count(shown(p)) == 2
+def lord_value(p: player): int =
+  if any g in cards(lord[p]) where revealed(g) then (first g in cards(lord[p]) where true).value else 0
+
+action show(g: card from lord[active] + deputy[active]) {
+  effect { reveal g }
+}
+action probe(t: player where GUARD) {
+  effect {
+    let q = t
+    BODY
+  }
+}
+
+phase setup {
+  enter {
+    shuffle deck
+    for p in players {
+      deal 1 from deck to lord[p]
+      deal 1 from deck to deputy[p]
+    }
+    active = players[0]
+  }
+  next turn
+}
+phase turn {
+  actions show, probe
+  end when total > 10
+  next done
+}
+phase done { enter { end game } }
+'''
+ONE = ", at most 1 card"
+
+
+def _slot_findings(body: str, cap: str = ONE, guard: str = "t != active") -> list:
+    text = SLOTS.replace("CAP", cap).replace("GUARD", guard).replace("BODY", body)
+    start = text.count("\n", 0, text.index(body)) + 1
+    return sorted((d.span.line - start + 1, d.code) for d in check_text(text, "t.rules").warnings
+                  if d.code.startswith("secrecy-"))
+
+
+READ_BOTH = "total = sum g in generals_of(q): g.value"
+
+
+@pytest.mark.parametrize("cond", ["count(shown(q)) == 2", "both_shown(q)", "count(shown(q)) >= 2",
+                                  "2 == count(shown(q)) and total >= 0", "not (count(shown(q)) < 2)",
+                                  "(count g in generals_of(q) where revealed(g)) == 2"])
+def test_a_count_of_face_up_cards_that_fills_the_zones_shows_them(cond):
+    # both one-card slots hold a face-up card where the count reaches their capacities' sum
+    body = f"if {cond} {{\n      {READ_BOTH}\n    }}"
+    assert _slot_findings(body) == []
+    assert _slot_findings(body, cap="") == [(2, "secrecy-var")]  # no capacity: a slot may hold more
+
+
+def test_a_count_below_the_capacities_or_not_of_face_up_cards_shows_nothing():
+    assert _slot_findings(f"if count(shown(q)) == 1 {{\n      {READ_BOTH}\n    }}") == [(2, "secrecy-var")]
+    assert _slot_findings(f"if count(generals_of(q)) == 2 {{\n      {READ_BOTH}\n    }}") == [(2, "secrecy-var")]
+    # the else of the full count: some card may be face down
+    assert _slot_findings(f"if both_shown(q) {{\n      total += 1\n    }} else {{\n      {READ_BOTH}\n    }}") \
+        == [(4, "secrecy-var")]
+
+
+def test_a_face_up_card_in_a_one_card_zone_shows_the_zone():
+    body = "if any g in cards(lord[q]) where revealed(g) {\n      total = sum g in cards(lord[q]): g.value\n    }"
+    assert _slot_findings(body) == []
+    assert _slot_findings(body, cap=", at most 2 cards") == [(2, "secrecy-var")]  # the other may be face down
+    # unfolded in a def's if-expression (the condition's zone as the def names it)
+    assert _slot_findings("total = lord_value(q)") == []
+    assert _slot_findings("total = lord_value(q)", cap="") == [(1, "secrecy-var")]
+
+
+def test_a_card_moved_into_the_zone_under_the_condition_is_hidden_again():
+    body = ("if both_shown(q) {\n      move cards(lord[q]) to deck\n      deal 1 from deck to lord[q]\n"
+            f"      {READ_BOTH}\n    }}")
+    assert _slot_findings(body) == [(4, "secrecy-var")]
+
+
+def test_an_action_parameters_guard_holds_in_its_effect():
+    read = READ_BOTH.replace("(q)", "(t)")  # (the zones as the guard names them)
+    assert _slot_findings(read, guard="both_shown(t)") == []
+    assert _slot_findings(read, guard="both_shown(t)", cap="") == [(1, "secrecy-var")]
+    assert _slot_findings(read, guard="count(shown(t)) == 1") == [(1, "secrecy-var")]

@@ -21,11 +21,14 @@ from typing import Optional
 
 from .. import ast as A
 from ..diagnostics import Related
+from .flow_capacity import face_up_zones
 from .flow_cond import assigned, cond_key, cond_vars, nested
 from .flow_events import event_shown_after
 from .flow_phases import family, canon, lets_of, moved_into, names, phase_entry_shown
 from .flow_labels import NONE, PUBLIC, FlowLabels, Val, either, face_up, zone_key
 
+# choices of cards: a `where` about a card picked face down need not hold (see face_down.py)
+_PICKS = ("card", "cards", "use")
 _HINT = "'announce' the outcome (an arm that holds an 'announce' is public), or 'reveal' the cards"
 
 
@@ -34,6 +37,7 @@ class FlowPass(FlowLabels):
 
     def check_flow(self) -> None:
         self._fl_known: set = set()     # hidden zones that only ever receive cards everyone saw
+        self._fl_upcache: dict = {}     # (condition, holds) -> the zones it proves face up
         self._fl_entry = phase_entry_shown(self)  # phase -> zones shown on entering it
         self._fl_pshown: frozenset = NONE  # those of the phase whose enter block is being read
         self._fl_after = event_shown_after(self)  # event -> zones its `on` triggers leave face up
@@ -87,8 +91,9 @@ class FlowPass(FlowLabels):
             env = {}
             for p in a.params:
                 env[p.name] = self._fl_param(p, env)
-            if a.effect is not None:
-                self._fl_block(a.effect, env, NONE)
+            if a.effect is not None:  # a player's, number's or kind's `where` holds in the effect
+                guards = [(p.cond, True) for p in a.params if p.cond is not None and p.kind not in _PICKS]
+                self._fl_under(guards, lambda: self._fl_block(a.effect, env, NONE), a.effect)
         for p in self.phases.values():
             if p.actor is not None:
                 self._fl_sink(self._fl_expr(p.actor, {}).secret, p.actor.span, "secrecy-target",
@@ -212,8 +217,14 @@ class FlowPass(FlowLabels):
         return frozenset(out)
 
     def _fl_assume(self, conds) -> frozenset:
-        """The zones shown where each (cond, holds) of conds is known to hold so."""
+        """The zones shown where each (cond, holds) of conds is known to hold so: revealed under
+        that condition, or proved face up by it (zones with a capacity: flow_cond.face_up_zones)."""
         out = NONE
+        for cond, holds in conds:
+            up = self._fl_upcache.get((cond, holds))
+            if up is None:
+                up = self._fl_upcache[(cond, holds)] = face_up_zones(cond, holds, self.refs, self.zones)
+            out = out | up if up else out
         if not self._fl_cshown:
             return out
         for cond, holds in conds:
@@ -224,9 +235,13 @@ class FlowPass(FlowLabels):
                         out = out | zones
         return out
 
-    def _fl_under(self, conds, run) -> None:
-        """run() with the zones shown under conds added to the shown ones."""
+    def _fl_under(self, conds, run, block: Optional[A.Block] = None) -> None:
+        """run() with the zones shown under conds added to the shown ones (but those block moves
+        cards into: a card moved in may be face down)."""
         extra = self._fl_assume(conds)
+        if extra and block is not None:
+            moved = moved_into(block.stmts, set())
+            extra = NONE if "*" in moved else frozenset(z for z in extra if z[0] not in moved)
         if not extra:
             return run()
         saved = self._fl_shown
@@ -295,12 +310,12 @@ class FlowPass(FlowLabels):
             for cond, blk in s.branches:
                 here = either(pc, ex(cond, env).secret)
                 self._fl_under([(cond, True)] + failed,
-                               lambda: self._fl_arm(blk, face_up(cond, True, env), here, outer))
+                               lambda: self._fl_arm(blk, face_up(cond, True, env), here, outer), blk)
                 failed.append((cond, False))
                 if not _announces(blk):
                     pc = here
             if s.else_ is not None:
-                self._fl_under(failed, lambda: self._fl_arm(s.else_, env, pc, outer))
+                self._fl_under(failed, lambda: self._fl_arm(s.else_, env, pc, outer), s.else_)
         elif isinstance(s, A.For):
             it = ex(s.iterable, env)
             inner = dict(env)

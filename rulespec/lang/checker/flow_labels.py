@@ -192,11 +192,19 @@ class FlowLabels:
     def _fl_def(self, e: A.Call, args: list) -> Val:
         """A def's labels from its arguments' (one summary per pattern of argument labels)."""
         d = self.refs[e][1]
+        saved = self._fl_shown
+        if saved:  # a zone shown as the call names it (hand[q]) is shown as the def names it (hand[p])
+            named = {a.name: p.name for p, a in zip(d.params, e.args) if isinstance(a, A.Name)}
+            self._fl_shown = saved | {(z, named[i]) for z, i in saved if i in named}
         key = (d.name, tuple((a.secret, a.hidden) for a in args), self._fl_shown, self._fl_cshown)
         v = self._fl_defs.get(key)
         if v is None:
             self._fl_defs[key] = PUBLIC  # no recursion (the checker refuses it), but be safe
-            v = self._fl_defs[key] = self._fl_expr(d.body, {p.name: a for p, a in zip(d.params, args)})
+            try:
+                v = self._fl_defs[key] = self._fl_expr(d.body, {p.name: a for p, a in zip(d.params, args)})
+            finally:
+                self._fl_shown = saved
+        self._fl_shown = saved
         # a read inside the def is a read at this call: each call is revealed (or leaks) on its own
         return Val(_at_call(v.secret, d.body.span, e.span), _at_call(v.hidden, d.body.span, e.span))
 

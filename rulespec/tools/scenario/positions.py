@@ -178,6 +178,7 @@ class _Positions(_SightKeys):
 
         new_zones: dict = {}
         new_plays: dict = {}
+        knodes: dict = {}  # zone instance -> where the position names it
         if "zones" in items:
             for key, knode, v in self.read.mapping(items["zones"][1], "zones"):
                 zi = self.terms.slot(key, knode)
@@ -186,6 +187,7 @@ class _Positions(_SightKeys):
                 if zi in prog.plays_slots:
                     self.fail(knode, f"'{key}' is a plays zone: set it under 'plays:' as [[P1, [cards]], ...]")
                 new_zones[zi] = [take(name, cn) for name, cn in self.terms.card_list(v, f"zone '{key}'")]
+                knodes[zi] = knode
         if "plays" in items:
             for key, knode, v in self.read.mapping(items["plays"][1], "plays"):
                 zi = self.terms.slot(key, knode)
@@ -217,6 +219,11 @@ class _Positions(_SightKeys):
         else:
             zones[rest] = zones[rest] + [c for c in range(n_cards)
                                          if c not in placed and st.where[c] not in keep and c not in out]
+        for zi, cap in prog.capacities.items():  # no game reaches a zone fuller than its capacity
+            if len(zones[zi]) > cap:
+                where = knodes.get(zi) or (items["zones"] if "zones" in items else items["plays"])[0]
+                self.fail(where, f"impossible position: zone '{prog.slots[zi].name}' holds at most {cap} "
+                                 f"card{'s' if cap != 1 else ''}, the position puts {len(zones[zi])} there")
         st.zones = zones
         st.where = [0] * n_cards
         for zi, z in enumerate(zones):

@@ -23,7 +23,7 @@ POSITION_KEYS = ("phase", "enter", "active", "zones", "plays", "rest", "keep", "
                  "revealed_zones", "known", "stack",
                  "check_invariants")
 STACK_ENTRY_KEYS = ("effect", "by", "target", "cards", "fields", "cancelled")
-STEP_KEYS = ("play", "illegal", "legal", "legal_exactly", "legal_count", "position", "expect", "check", "finish")
+STEP_KEYS = ("play", "illegal", "fails", "legal", "legal_exactly", "legal_count", "position", "expect", "check", "finish")
 STEP_EXTRA_KEYS = ("because", "note")  # allowed next to the step's one key
 CHECKS = ("cards", "invariants", "legal", "round_trip", "secrecy", "replay")  # for `check:`
 EXPECT_KEYS = ("active", "phase", "terminal", "vars", "zones", "order", "plays", "counts", "scores", "winners",

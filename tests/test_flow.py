@@ -579,3 +579,13 @@ def test_an_action_parameters_guard_holds_in_its_effect():
     assert _slot_findings(read, guard="both_shown(t)") == []
     assert _slot_findings(read, guard="both_shown(t)", cap="") == [(1, "secrecy-var")]
     assert _slot_findings(read, guard="count(shown(t)) == 1") == [(1, "secrecy-var")]
+
+
+def test_an_optional_trigger_of_an_event_raised_under_a_secret_is_asked_under_it():
+    # the trigger's player is asked only when the event happens: raised only when q holds a Five
+    game = BASE + 'event poked(who: player)\ntrigger answer after poked for p in players when p == who ' \
+                  'optional "{p}: answer?" { }\n'
+    leak = [d.message for d in check_text(game.replace("BODY", "if holds_five(q) { emit poked(q) }"), "t.rules").warnings
+            if d.code == "secrecy-target"]
+    assert leak == ["whether this optional trigger asks depends on hidden cards (its event is raised on them)"]
+    assert findings("emit poked(q)", game) == []

@@ -145,12 +145,15 @@ class FlowPass(FlowLabels):
             if t.timing == "after":
                 self._fl_after_shown(t, env)
             pc = self._fl_events.get(t.event.name, NONE)
+            self._fl_decl = id(t.body)
+            if t.optional is not None:  # its question is put only when the event happens
+                self._fl_sink(NONE, t.span, "secrecy-target",
+                              "whether this optional trigger asks depends on hidden cards (its event is raised on them)", pc)
             if t.when is not None:
                 when = self._fl_expr(t.when, env).secret
                 # an optional trigger runs on its player's yes: the engine asks everyone who could
                 # hold such a card the same question, so whether its condition held stays hidden
                 pc = pc if t.optional is not None else either(pc, when)
-            self._fl_decl = id(t.body)
             self._fl_block(t.body, env, pc)
 
     def _fl_after_shown(self, t: A.TriggerDecl, env: dict) -> None:

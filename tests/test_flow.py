@@ -120,6 +120,32 @@ PLANTED = [
      '    total = count(collect x in cs where x != c)',
      [(3, "secrecy-var")],
      'let cs = cards(hand[q])\n    let c = choose q "pick": card from cs\n    total = count(collect x in cs where x != c)'),
+    ("a question put only when a hidden hand holds a card, shown only once answered",
+     'let fives = collect c in cards(hand[q]) where c.value == 5\n    if count(fives) > 0 {\n'
+     '      if ask active "take a Five of {q}\'s hand?" { move random(fives) to table }\n    }',
+     [(3, "secrecy-target")],
+     'let fives = collect c in cards(hand[q]) where c.value == 5\n'
+     '    if ask active "take a Five of {q}\'s hand, if they hold one?" {\n'
+     '      if count(fives) > 0 { move random(fives) to table }\n    }'),
+    ("a log line seen while a question is put, before the card is shown",
+     'let c = top(deck, 1)[0]\n    log "the top card is worth {c.value}"\n    let go = ask active "go on?"\n'
+     '    move c to table',
+     [(2, "secrecy-log")],
+     'let c = top(deck, 1)[0]\n    log "the top card is worth {c.value}"\n    move c to table\n'
+     '    let go = ask active "go on?"'),
+    ("a variable seen while a question is put, before the hand is revealed",
+     'total = sum c in hand[q]: c.value\n    let go = ask active "go on?"\n    reveal hand[q]',
+     [(1, "secrecy-var")],
+     'total = sum c in hand[q]: c.value\n    reveal hand[q]\n    let go = ask active "go on?"'),
+    ("a look at the cards a hidden property picks (the others see how many)",
+     'look collect c in cards(hand[q]) where c.value == 5 by active',
+     [(1, "secrecy-move")],
+     'look collect c in cards(hand[q]) where c.value == 5 by active\n'
+     '    announce "{active} looks at the {count(collect c in cards(hand[q]) where c.value == 5)} Fives of {q}"'),
+    ("a look in a branch on a hidden hand",
+     'if holds_five(q) { look cards(hand[q]) by active }',
+     [(1, "secrecy-move")],
+     'if holds_five(q) {\n      announce "{q} holds a Five"\n      look cards(hand[q]) by active\n    }'),
 ]
 
 
@@ -553,3 +579,13 @@ def test_an_action_parameters_guard_holds_in_its_effect():
     assert _slot_findings(read, guard="both_shown(t)") == []
     assert _slot_findings(read, guard="both_shown(t)", cap="") == [(1, "secrecy-var")]
     assert _slot_findings(read, guard="count(shown(t)) == 1") == [(1, "secrecy-var")]
+
+
+def test_an_optional_trigger_of_an_event_raised_under_a_secret_is_asked_under_it():
+    # the trigger's player is asked only when the event happens: raised only when q holds a Five
+    game = BASE + 'event poked(who: player)\ntrigger answer after poked for p in players when p == who ' \
+                  'optional "{p}: answer?" { }\n'
+    leak = [d.message for d in check_text(game.replace("BODY", "if holds_five(q) { emit poked(q) }"), "t.rules").warnings
+            if d.code == "secrecy-target"]
+    assert leak == ["whether this optional trigger asks depends on hidden cards (its event is raised on them)"]
+    assert findings("emit poked(q)", game) == []

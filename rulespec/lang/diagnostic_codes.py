@@ -42,9 +42,9 @@ WARNINGS = {
     # the information-flow check (checker/flow.py): a public effect depends on a card some player may not see
     "secrecy-log": "a log line depends on cards some player may not see",
     "secrecy-var": "a public variable is set from cards some player may not see",
-    "secrecy-target": "who acts, is asked or is targeted depends on cards some player may not see",
+    "secrecy-target": "who acts, is asked (or whether) or is targeted depends on cards some player may not see",
     "secrecy-end": "the end of the game or its winners depend on cards some player may not see",
-    "secrecy-move": "which or how many cards move depends on cards some player may not see",
+    "secrecy-move": "which or how many cards move, or are looked at, depends on cards some player may not see",
     "secrecy-phase": "when a phase ends or which comes next depends on cards some player may not see",
 }
 

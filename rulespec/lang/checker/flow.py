@@ -23,6 +23,8 @@ from .. import ast as A
 from ..diagnostics import Related
 from .flow_capacity import face_up_zones
 from .flow_cond import assigned, cond_key, cond_vars, nested
+from .flow_announce import announced_later, counted, reads_var
+from .flow_decisions import Showings, prefix_ends, start
 from .flow_events import event_shown_after
 from .flow_phases import family, canon, lets_of, moved_into, names, phase_entry_shown
 from .flow_labels import NONE, PUBLIC, FlowLabels, Val, either, face_up, zone_key
@@ -54,7 +56,8 @@ class FlowPass(FlowLabels):
                 break
             self._fl_known = known
         for (span, code), (msg, reads) in sorted(self._fl_found.items()):
-            left = reads - self._fl_revealed
+            decl, pos = self._fl_found_at[(span, code)]
+            left = {r for r in reads if not self._fl_showings.shown_before(r, decl, pos)}
             if left:
                 read = min(left)  # the first read in the file that nothing made public
                 self.warning(code, span, msg, _HINT,
@@ -66,14 +69,17 @@ class FlowPass(FlowLabels):
         self._fl_fields: dict = {}     # stack entry / event field -> Val of what it may hold
         self._fl_events: dict = {}     # event -> the reads of a secret branch that emits it
         self._fl_revealed: set = set()  # reads whose cards some statement shows to everyone
+        self._fl_showings = Showings()  # where they are shown, and where questions are put
         self._fl_into: dict = {}        # zone -> the reads of hidden cards moved into it
         for _ in range(6):
             before = self._fl_state()
             self._fl_found: dict = {}
+            self._fl_found_at: dict = {}  # (span, code) -> (declaration, position) of the effect
             self._fl_defs: dict = {}
             self._fl_shown: frozenset = NONE  # zones (name, index as written or "*") shown in this decision
             self._fl_cshown: frozenset = NONE  # (condition shape, holds, zones) shown when it holds
             self._fl_ending = False           # inside a block that ends the game
+            self._fl_decl = None              # the declaration being read (the id of its block)
             self._fl_all_decls()
             if self._fl_state() == before:
                 break
@@ -93,8 +99,10 @@ class FlowPass(FlowLabels):
                 env[p.name] = self._fl_param(p, env)
             if a.effect is not None:  # a player's, number's or kind's `where` holds in the effect
                 guards = [(p.cond, True) for p in a.params if p.cond is not None and p.kind not in _PICKS]
+                self._fl_decl = id(a.effect)
                 self._fl_under(guards, lambda: self._fl_block(a.effect, env, NONE), a.effect)
         for p in self.phases.values():
+            self._fl_decl = None
             if p.actor is not None:
                 self._fl_sink(self._fl_expr(p.actor, {}).secret, p.actor.span, "secrecy-target",
                               "who acts in this phase depends on hidden cards")
@@ -107,10 +115,12 @@ class FlowPass(FlowLabels):
                         self._fl_pshown = frozenset(
                             f for f in self._fl_entry.get(p.name, NONE) if f[0] not in moved and "*" not in moved
                             and (f[1] is None or not names(f[1]) & changed))
+                    self._fl_decl = id(blk)
                     try:
                         self._fl_block(blk, {"$known": set(self._fl_start_triggers()[1])} if known else {}, NONE)
                     finally:
                         self._fl_pshown = NONE
+            self._fl_decl = None
             if p.end_when is not None:
                 self._fl_sink(self._fl_expr(p.end_when, {}).secret, p.end_when.span, "secrecy-phase",
                               "when this phase ends depends on hidden cards")
@@ -119,11 +129,13 @@ class FlowPass(FlowLabels):
                     self._fl_sink(self._fl_expr(n.cond, {}).secret, n.cond.span, "secrecy-phase",
                                   "which phase comes next depends on hidden cards")
         for e in self.effects.values():
+            self._fl_decl = None
             if e.ask is not None:
                 self._fl_sink(self._fl_expr(e.ask, {}).secret, e.ask.span, "secrecy-target",
                               "who this effect's window asks depends on hidden cards")
             for blk in (e.resolve, e.cancelled):
                 if blk is not None:
+                    self._fl_decl = id(blk)
                     self._fl_block(blk, {}, NONE)
         starts, gone = self._fl_start_triggers()
         for t in self.triggers:
@@ -133,6 +145,10 @@ class FlowPass(FlowLabels):
             if t.timing == "after":
                 self._fl_after_shown(t, env)
             pc = self._fl_events.get(t.event.name, NONE)
+            self._fl_decl = id(t.body)
+            if t.optional is not None:  # its question is put only when the event happens
+                self._fl_sink(NONE, t.span, "secrecy-target",
+                              "whether this optional trigger asks depends on hidden cards (its event is raised on them)", pc)
             if t.when is not None:
                 when = self._fl_expr(t.when, env).secret
                 # an optional trigger runs on its player's yes: the engine asks everyone who could
@@ -172,32 +188,43 @@ class FlowPass(FlowLabels):
 
     # ------------------------------------------------------------------ statements
     def _fl_block(self, b: A.Block, env: dict, pc: frozenset) -> None:
-        """A block runs within one decision: what it reveals anywhere at its top level (or in a
-        loop there) is shown when the decision is over, so reads of those zones in it tell nothing;
-        a block that ends the game shows everything (only whether it runs may leak)."""
+        """A block runs within one decision, up to the next question it puts to a player: what it
+        reveals at its top level (or in a loop there) by then is shown when that decision is over,
+        so reads of those zones before tell nothing; a block that ends the game by then shows
+        everything (only whether it runs may leak)."""
         env = dict(env)
         stmts = b.stmts
-        shown, ending = _shown_zones(stmts), any(isinstance(s, A.EndGame) for s in stmts)
+        ends = prefix_ends(stmts)
         saved = self._fl_shown, self._fl_ending, self._fl_cshown
-        if shown:
-            self._fl_shown = self._fl_shown | shown
-        cshown = self._fl_cond_shown(stmts)
-        if cshown:
-            self._fl_cshown = self._fl_cshown | cshown
-        self._fl_ending = self._fl_ending or ending
+        seen = None
         try:
             for i, s in enumerate(stmts):
+                if ends[i] != seen:  # a new stretch up to a question: what it shows by then
+                    seen = ends[i]
+                    self._fl_decision(stmts, seen, saved)
                 if isinstance(s, A.Assign) and not s.target.path and s.target.name not in env \
-                        and _announced_later(stmts[i + 1:], s.target.name, self.templates):
+                        and announced_later(stmts[i + 1:seen], reads_var(s.target.name), self.templates):
                     self._fl_expr(s.value, env)  # an announce that follows states what it was set to
+                    continue
+                if isinstance(s, A.Look) and announced_later(stmts[i + 1:seen], counted(s.cards), self.templates):
+                    self._fl_look(s, env, pc, stated=True)  # an announce that follows states how many
                     continue
                 self._fl_stmt(s, env, pc)
         finally:
             self._fl_shown, self._fl_ending, self._fl_cshown = saved
 
-    def _fl_cond_shown(self, stmts) -> frozenset:
-        """The zones an `if C { reveal Z }` at the top level of a block shows when C holds (or an
-        `else` when C fails), as (shape of C, holds, zones); none if the block changes what C reads."""
+    def _fl_decision(self, stmts, end: int, outer: tuple) -> None:
+        """The zones shown, and whether the game ends, by the time stmts[:end] have run (on top of
+        the outer blocks' outer)."""
+        shown, cshown = _shown_zones(stmts[:end]), self._fl_cond_shown(stmts[:end], stmts)
+        self._fl_shown = outer[0] | shown if shown else outer[0]
+        self._fl_ending = outer[1] or any(isinstance(s, A.EndGame) for s in stmts[:end])
+        self._fl_cshown = outer[2] | cshown if cshown else outer[2]
+
+    def _fl_cond_shown(self, stmts, block) -> frozenset:
+        """The zones an `if C { reveal Z }` at the top level of stmts shows when C holds (or an
+        `else` when C fails), as (shape of C, holds, zones); none if the block (its statements
+        block) changes what C reads."""
         out, changed = set(), None
         for s in stmts:
             if not isinstance(s, A.If):
@@ -211,7 +238,7 @@ class FlowPass(FlowLabels):
             for holds, blk in arms:
                 zones = _shown_zones(blk.stmts)
                 if zones:
-                    changed = assigned(stmts) if changed is None else changed
+                    changed = assigned(block) if changed is None else changed
                     if not cond_vars(key[0]) & changed:
                         out.add((key[0], holds, zones))
         return frozenset(out)
@@ -257,14 +284,20 @@ class FlowPass(FlowLabels):
             pc = outer
         self._fl_block(b, env, pc)
 
-    def _fl_show(self, cards: Val, dest) -> None:
-        """Cards moved to dest: everyone sees them there if its zone is public (or its top);
-        else the zone holds them (a hidden zone that only gets seen cards is no secret)."""
+    def _fl_show(self, cards: Val, dest, span: A.Span) -> None:
+        """Cards moved to dest (by the statement at span): everyone sees them there if its zone is
+        public (or its top); else the zone holds them (a hidden zone that only gets seen cards is no secret)."""
         z = self.zone_of(dest)
         if z is not None and z.visibility in ("public", "top"):
-            self._fl_revealed |= cards.hidden
+            self._fl_reveal(cards.hidden, span)
         elif z is not None and cards.hidden:
             self._fl_into[z.name] = either(self._fl_into.get(z.name, NONE), cards.hidden)
+
+    def _fl_reveal(self, reads: frozenset, span: A.Span) -> None:
+        """The cards of reads are shown to everyone by the statement at span."""
+        if reads:
+            self._fl_revealed |= reads
+            self._fl_showings.show(reads, self._fl_decl, start(span))
 
     def _fl_stmt(self, s, env: dict, pc: frozenset) -> None:
         ex = self._fl_expr
@@ -285,7 +318,7 @@ class FlowPass(FlowLabels):
                           "which or how many cards move here depends on hidden cards", pc)
             if isinstance(s, A.Play) and s.by is not None:
                 self._fl_sink(ex(s.by, env).secret, s.by.span, "secrecy-target", "who plays depends on hidden cards")
-            self._fl_show(cards, s.dest)
+            self._fl_show(cards, s.dest, s.span)
             self._fl_unknown(s.dest, env, cards.hidden)
             key = zone_key(s.dest)
             if key is not None and cards.hidden:  # a later 'reveal' of that zone shows them
@@ -297,11 +330,11 @@ class FlowPass(FlowLabels):
             v = ex(s.zone, env)
             if s.reveal:
                 self._fl_sink(NONE, s.span, "secrecy-move", "what is revealed depends on hidden cards", pc)
-                self._fl_revealed |= v.hidden
+                self._fl_reveal(v.hidden, s.span)
                 key = zone_key(s.zone)
                 if key is not None:
                     env[key] = True
-                    self._fl_revealed |= env.get(("$into",) + key[1:], NONE)
+                    self._fl_reveal(env.get(("$into",) + key[1:], NONE), s.span)
         elif isinstance(s, A.If):
             # a later arm runs only when the earlier conditions failed: that is public when the
             # earlier arm would have announced (no announcement tells it), else it is secret too
@@ -344,8 +377,10 @@ class FlowPass(FlowLabels):
                     ex(x, env)
         elif isinstance(s, A.Choose):
             who = ex(s.chooser, env)
+            # everyone sees the question put, before the cards the rest of the block shows
+            self._fl_showings.ask(self._fl_decl, start(s.span))
             self._fl_sink(who.secret, s.chooser.span, "secrecy-target",
-                          "who is asked here depends on hidden cards", pc)
+                          "who is asked here, or whether, depends on hidden cards", pc, at=s.span)
             env[s.name] = self._fl_param(s.param, env)
             src = _chosen_from(s.name, s.param, env)
             if src is not None:
@@ -360,13 +395,19 @@ class FlowPass(FlowLabels):
             if s.target is not None:
                 env[s.target] = Val(pc, NONE)
         elif isinstance(s, A.Look):
-            ex(s.cards, env)
-            if s.by is not None:
-                self._fl_sink(ex(s.by, env).secret, s.by.span, "secrecy-target", "who looks depends on hidden cards")
+            self._fl_look(s, env, pc)
         elif isinstance(s, A.Cancel):
             ex(s.entry, env)
             self._fl_sink(NONE, s.span, "secrecy-target",
                           "whether this effect is cancelled depends on hidden cards", pc)
+
+    def _fl_look(self, s: A.Look, env: dict, pc: frozenset, stated: bool = False) -> None:
+        """The others see that the player looks, and at how many cards (unless stated: announced)."""
+        n = self._fl_expr(s.cards, env).secret
+        self._fl_sink(NONE if stated else n, s.span, "secrecy-move",
+                      "which or how many cards are looked at here depends on hidden cards", pc)
+        if s.by is not None:
+            self._fl_sink(self._fl_expr(s.by, env).secret, s.by.span, "secrecy-target", "who looks depends on hidden cards")
 
     def _fl_assign(self, s: A.Assign, env: dict, pc: frozenset) -> None:
         v = self._fl_expr(s.value, env)
@@ -423,41 +464,19 @@ class FlowPass(FlowLabels):
             z = None if zone is None else self.zone_of(zone)
             known.add("*" if z is None else z.name)
 
-    def _fl_sink(self, reads: frozenset, span: A.Span, code: str, msg: str, pc: frozenset = NONE) -> None:
-        """A public effect at span: reads are what its values read, pc what decides it runs."""
+    def _fl_sink(self, reads: frozenset, span: A.Span, code: str, msg: str, pc: frozenset = NONE,
+                 at: Optional[A.Span] = None) -> None:
+        """A public effect at span (of the statement at `at`, if not its own): reads are what its
+        values read, pc what decides it runs."""
         reads = pc if self._fl_ending else either(pc, reads)
         if reads:
             old = self._fl_found.get((span, code))
             self._fl_found[(span, code)] = (msg, reads if old is None else old[1] | reads)
+            self._fl_found_at[(span, code)] = (self._fl_decl, start(at or span))
 
     def _fl_template(self, lit: A.StrLit, env: dict) -> frozenset:
         """The secret a text's holes read (a hole naming a hidden card shows it as hidden)."""
         return either(*(self._fl_expr(p, env).secret for p in self.templates.get(lit, ()) if isinstance(p, A.Expr)))
-
-
-def _announced_later(stmts, var: str, templates: dict) -> bool:
-    """Does an announce among stmts (or inside them) read variable var?"""
-    for s in stmts:
-        if isinstance(s, A.Announce):
-            if any(isinstance(p, A.Expr) and _reads(p, var) for p in templates.get(s.template, ())):
-                return True
-        elif isinstance(s, A.Reveal) and s.reveal and _reads(s.zone, var):
-            return True  # showing the cards it picks shows it
-        elif isinstance(s, A.If):
-            blocks = [b for _, b in s.branches] + ([s.else_] if s.else_ is not None else [])
-            if any(_announced_later(b.stmts, var, templates) for b in blocks):
-                return True
-        elif isinstance(s, A.For) and _announced_later(s.body.stmts, var, templates):
-            return True
-    return False
-
-
-def _reads(e, var: str) -> bool:
-    if isinstance(e, A.Name):
-        return e.name == var
-    if isinstance(e, A.Index) and isinstance(e.obj, A.Name) and e.obj.name == var:
-        return True
-    return any(_reads(c, var) for c in A.children(e))
 
 
 def _shown_zones(stmts) -> frozenset:

@@ -262,7 +262,7 @@ def _draw_hidden(st, cards: list, taken: list, who: Optional[int]) -> list:
             zone = [x for x in zone if x not in taken and (who is None or not st.can_see_card(x, who))]
             if not zone:
                 raise RuleRuntimeError(f"{marker_text(prog, c)} was chosen, but none is left there", prog.path)
-            pick = zone[Rng.below(st, len(zone))]
+            pick = Rng.pick(st, zone)
         taken.append(pick)
         out.append(pick)
     return out

@@ -57,6 +57,27 @@ def test_a_relabelled_re_deal_is_traced_from_its_first_decision(monkeypatch):
     assert cause["line"] == line_of(LAB, "if holds_ace(next_player(active))") and cause["decision"] >= 1, cause
 
 
+def test_a_re_deal_the_setup_refused_leaves_no_setup_in_the_trace(monkeypatch):
+    """A setup that does not deal the re-deal again has run nonetheless (into the trace it was
+    given) before it was refused; the relabelled world starts from the first decision, and that
+    refused setup is no part of its trace.  (It was: the re-deal's trace began with a setup the
+    game as played had not, and the cause read 'the runs part in the setup', line 1 of the
+    setup phase, for San Guo Sha's Tửu Sắc at decision 90.)"""
+    game = interpreter.load(LAB)
+    options = {"leak": False, "boast": True}  # no branch parts in the action: the log statement is named
+    result = F.fuzz(game, 20, options=options)
+    f = next(f for f in result.failures() if f.check == S.CHECK)
+    dealt = S.dealt_again
+
+    def refused(*args, **kwargs):
+        dealt(*args, **kwargs)  # the setup runs into the coverage counter, then the deal is refused
+        return None
+    monkeypatch.setattr(S, "dealt_again", refused)
+    cause = F.explain(game, f, options, result.max_steps).cause
+    assert "in the setup" not in cause["text"], cause["text"]
+    assert cause["line"] == line_of(LAB, "passes holding") and cause["decision"] >= 1, cause
+
+
 def test_the_announced_twin_is_clean():
     game = interpreter.load(LAB)
     fair = F.fuzz(game, 30, options={"leak": False})

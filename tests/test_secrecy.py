@@ -36,6 +36,7 @@ WINDOW = str(ROOT / "tests" / "rules" / "secrecy_window.rules")
 GUESS = str(ROOT / "tests" / "rules" / "secrecy_guess.rules")
 ANNOUNCE = str(ROOT / "tests" / "rules" / "secrecy_announce.rules")
 DISCARD = str(ROOT / "tests" / "rules" / "secrecy_discard.rules")
+RANDOM = str(ROOT / "tests" / "rules" / "secrecy_random.rules")
 CHECK = S.CHECK
 
 # Found by `rulespec fuzz games/chuhan.rules --games 12` (game #6, seed 6, viewer P2), shrunk
@@ -194,6 +195,27 @@ def test_a_face_down_choice_is_replayed_as_the_choice_that_takes_the_card_in_its
             assert v.ok, (seed, names[c], v.leak)
             corresponded += v.realigned
     assert corresponded > 0  # some worlds needed the corresponding choice
+
+
+# ====================================================================== 2d. a random pick among hidden cards
+@pytest.mark.parametrize("engine", ["compiled", "interpreted"])
+def test_a_random_pick_among_hidden_cards_is_replayed_with_the_outcome_as_played(engine):
+    """P1 takes a random red card of P2's hidden hand and lays it face up.  A re-deal changes the
+    other red cards of that hand, so the same random number picks another card of the list, and
+    another card is laid up: no leak (chance could as well have taken the card it took), and the
+    check replays the pick with that outcome.  (Found by `rulespec fuzz games/sanguosha.rules
+    --option formations=true --games 400 --seed 11 --counterfactual-rate 1`, game #78: Jiang
+    Qin's Tửu Sắc discards a random black card of a hand.)"""
+    from interpreter import rng
+    game = interpreter.load(RANDOM, engine=engine)
+    steered = 0
+    for seed in range(40):
+        v = S.counterfactual_check(game, 2, seed, {}, ["take a random red card of the next hand"], viewer=0,
+                                   cuts=[1])
+        assert v.ok, (seed, v.leak)
+        steered += v.realigned
+        assert rng.pick_steer is None  # the engine's picks are its own again
+    assert steered > 0  # some worlds needed the outcome as played
 
 
 # ====================================================================== 3. no false alarms

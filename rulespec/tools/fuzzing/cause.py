@@ -103,7 +103,7 @@ class Names:
 def counterfactual_cause(game, failure, options: Optional[dict], path: Optional[str] = None) -> Optional[dict]:
     """The cause of a counterfactual failure (its `detail` names the viewer, the decision and the
     re-deal): a dict (see module doc), or None when the failure carries no re-deal."""
-    from .secrecy import _OUT_OF_STEP, _corresponding_action, _follow_places, _realign, _view, dealt_again, relabelled
+    from .secrecy import _OUT_OF_STEP, _Steer, _back_in_step, _follow_places, _realign, _view, dealt_again, relabelled
     d = failure.detail or {}
     if "sigma" not in d:
         return None
@@ -125,6 +125,7 @@ def counterfactual_cause(game, failure, options: Optional[dict], path: Optional[
     other = dealt_again(start, game, failure.players, failure.seed, opts, sigma, coverage=redealt)
     if other is None:  # the setup does not deal that way: the dealt position relabelled (its setup not traced)
         other = relabelled(start, game, sigma)
+        redealt = Positions()  # (not the setup the refused deal ran: no world's)
         other.prog, other.cov = game.program(branches=True), redealt
         first = next((i for i, e in enumerate(played.events) if e.startswith(DECISION)), len(played.events))
         del played.events[:first]  # (nor compared: only the re-deal's actions are)
@@ -138,18 +139,22 @@ def counterfactual_cause(game, failure, options: Optional[dict], path: Optional[
         if text not in other.legal_action_strings():
             break
         # kept in step as the check keeps it (secrecy.py): copies swap, a rival's hidden choice
-        # becomes the one that takes the card in W's place (played again here, to be traced)
+        # becomes the one that takes the card in W's place, a random pick takes W's outcome
+        # (played again here, to be traced)
         before, mark, sig_before, log_from = other.clone(), len(redealt.events), list(sig), len(other.log)
         rival = other.current_player != viewer
-        other.apply(text)
+        picks = _Steer()
+        with picks:
+            other.apply(text)
         if _realign(layouts[i], other, sig, names, set_zones) == _OUT_OF_STEP:
-            found = _corresponding_action((before.clone(), sig_before), text, layouts[i], views[i], viewer,
-                                          log_from, names, set_zones) if rival else None
+            found = _back_in_step((before.clone(), sig_before), text, rival, picks.sizes, layouts[i], views[i],
+                                  viewer, log_from, names, set_zones)
             if found is not None:
                 del redealt.events[mark:]
                 other, sig = before, found[1]
                 other.cov = redealt
-                other.apply(found[0].history[-1])
+                with _Steer(found[3]):
+                    other.apply(found[2])
                 _realign(layouts[i], other, sig, names, set_zones)
             else:
                 _follow_places(layouts[i], other, sig)

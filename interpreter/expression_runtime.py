@@ -222,7 +222,7 @@ def _sees(st, p, c, site) -> bool:
 def _random(st, xs, site):
     if not xs:
         _fail(site, "random() of an empty list")
-    return Rng.pick(st, xs)
+    return Rng.pick(st, xs, site)
 
 
 def _fold(value, segments, *args):

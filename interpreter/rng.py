@@ -26,7 +26,8 @@ def seed_state(seed: int) -> int:
 shuffle_recorder: list | None = None
 
 # While set, every pick of one item at random (`random(list)`, a hidden card taken at random)
-# takes the index pick_steer(items, index drawn) instead of the index drawn.  The secrecy check
+# takes the index pick_steer(items, index drawn, site) instead of the index drawn (site: the
+# rules' (path, span) of the `random`, or None).  The secrecy check
 # replays a re-deal with the chance outcome the game as played had (secrecy.py).  The number is
 # drawn as always, so the generator's state is the same whichever item is taken.
 pick_steer = None
@@ -49,11 +50,11 @@ class Rng:
                 return r % n
 
     @staticmethod
-    def pick(st, items: list):
+    def pick(st, items: list, site=None):
         """One of the items (not empty), uniformly (see pick_steer)."""
         i = Rng.below(st, len(items))
         if pick_steer is not None:
-            i = pick_steer(items, i)
+            i = pick_steer(items, i, site)
         return items[i]
 
     @staticmethod

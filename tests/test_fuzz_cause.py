@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LAB = str(ROOT / "tests" / "rules" / "secrecy_cause.rules")
 WINDOW = str(ROOT / "tests" / "rules" / "secrecy_window.rules")
 PLANTED = str(ROOT / "tests" / "rules" / "secrecy_planted.rules")
+RANDOM = str(ROOT / "tests" / "rules" / "secrecy_random.rules")
 
 
 def line_of(path: str, text: str) -> int:
@@ -76,6 +77,20 @@ def test_a_re_deal_the_setup_refused_leaves_no_setup_in_the_trace(monkeypatch):
     cause = F.explain(game, f, options, result.max_steps).cause
     assert "in the setup" not in cause["text"], cause["text"]
     assert cause["line"] == line_of(LAB, "passes holding") and cause["decision"] >= 1, cause
+
+
+@pytest.mark.parametrize("engine", ["compiled", "interpreted"])
+def test_a_random_pick_that_took_another_card_names_its_random(monkeypatch, engine):
+    """No branch parts, but a random pick among hidden cards took another card in the re-deal and
+    no other outcome of it was tried (the check tries them: here it is kept from it, as for a pick
+    no outcome puts back in step): the cause names the `random(...)` and the zone its list reads,
+    through the `let` that named the list -- not the setup, nor only the action's positions."""
+    monkeypatch.setattr(S, "MAX_STEERED", 0)
+    cause = first_cause(interpreter.load(RANDOM, engine=engine), games=40)
+    line = line_of(RANDOM, "move random(reds) to table")
+    assert (cause["line"], cause["col"]) == (line, 12), cause
+    assert f"secrecy_random.rules:{line}:12 `random(reds)` took another item in the re-deal" in cause["text"]
+    assert cause["reads"] == ["hand[P2]"] and "which P1 cannot see" in cause["text"], cause
 
 
 def test_the_announced_twin_is_clean():

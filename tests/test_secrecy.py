@@ -37,6 +37,7 @@ GUESS = str(ROOT / "tests" / "rules" / "secrecy_guess.rules")
 ANNOUNCE = str(ROOT / "tests" / "rules" / "secrecy_announce.rules")
 DISCARD = str(ROOT / "tests" / "rules" / "secrecy_discard.rules")
 RANDOM = str(ROOT / "tests" / "rules" / "secrecy_random.rules")
+SETUP_CHOICE = str(ROOT / "tests" / "rules" / "secrecy_setup_choice.rules")
 CHECK = S.CHECK
 
 # Found by `rulespec fuzz games/chuhan.rules --games 12` (game #6, seed 6, viewer P2), shrunk
@@ -315,6 +316,32 @@ def test_a_counterfactual_failure_shrinks_replays_and_becomes_a_scenario(tmp_pat
     rj.write_text(json.dumps(bad))
     with pytest.raises(F.FuzzError, match="'counterfactual' must give a 'viewer'"):
         F.read_replay(rj)
+
+
+@pytest.mark.parametrize("dealt", [True, False], ids=["dealt by the setup", "relabelled"])
+def test_the_re_dealt_scenario_replays_from_a_setup_that_asks(tmp_path, monkeypatch, dealt):
+    """The re-dealt scenario replays every action and fails only at its last step, what the viewer
+    sees, where the setup's first decision is a question inside its block.  Dealt by the setup,
+    it gives the order the cards start in (start_order) and the setup runs on it; relabelled, its
+    position resumes the setup's question (`resume: true`), of the cards it places, by their
+    labels.  (A position used to restart the rules after the setup instead, and San Guo Sha's
+    scenario stopped at its first action: "'Tian Feng + Lü Bu' is not a legal action ... in
+    phase 'play'".)"""
+    if not dealt:
+        monkeypatch.setattr(S, "dealt_again", lambda *a, **k: None)
+    game = interpreter.load(SETUP_CHOICE)
+    failure = next(f for f in F.fuzz(game, 16).failures() if f.check == CHECK)
+    _, sy = F.write_failure(game, failure, {}, F.DEFAULT_MAX_STEPS, tmp_path)
+    text = sy.read_text(encoding="utf-8")
+    assert ("start_order:" in text) == dealt and ("resume: true" in text) != dealt
+    assert "NOTE" not in text  # a step was confirmed to fail re-dealt
+    as_played, redealt = load_file(sy)
+    run_scenario(as_played)
+    last = redealt.node.value[-1][1].value[-1]  # (the steps, the last one)
+    assert "expect" in str(last.value[0][0].value)
+    with pytest.raises(ScenarioError) as e:
+        run_scenario(redealt)
+    assert last.start_mark.line < e.value.line <= last.end_mark.line + 1, e.value  # at what the viewer sees
 
 
 def test_a_window_leak_through_the_command_line(tmp_path):

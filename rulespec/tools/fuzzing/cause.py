@@ -115,10 +115,13 @@ def counterfactual_cause(game, failure, options: Optional[dict], path: Optional[
     w = game.new_state(players=failure.players, seed=failure.seed, options=opts, coverage=played)
     start = w.clone()
     layouts, views = [], []  # W after each action: where every card lies, what v sees (to keep W' in step)
+    picked = []  # W's random picks in each action: (site, item)
     for i, text in enumerate(actions):
         played.mark(i)
         log_from = len(w.log)
-        w.apply(text)
+        with _Steer() as steer:
+            w.apply(text)
+        picked.append(steer.picked)
         layouts.append(tuple(tuple(z) for z in w.zones))
         views.append(_view(w, viewer, log_from))
     redealt = Positions()
@@ -134,6 +137,7 @@ def counterfactual_cause(game, failure, options: Optional[dict], path: Optional[
     sig = list(range(len(names)))
     for a, b in sigma.items():
         sig[a] = b
+    parted: dict = {}  # segment -> the sites of random picks that took another item in W' (out of step)
     for i, text in enumerate(actions):
         redealt.mark(i)
         if text not in other.legal_action_strings():
@@ -157,9 +161,23 @@ def counterfactual_cause(game, failure, options: Optional[dict], path: Optional[
                     other.apply(found[2])
                 _realign(layouts[i], other, sig, names, set_zones)
             else:
+                sites = _picks_parted(picked[i], picks.picked, sig_before)
+                if sites:
+                    parted[i + 1] = sites
                 _follow_places(layouts[i], other, sig)
     return _parting(Names(game, path), w, viewer, k, played.events, redealt.events, _what_differs(failure.message),
-                    actions, d.get("kind", ""))
+                    actions, d.get("kind", ""), parted)
+
+
+def _picks_parted(mine: list, theirs: list, sig: list) -> list:
+    """The sites of the random picks of an action that took, in W', another item than W's (a
+    card: not the card in W's card's place)."""
+    out = []
+    for (site, x), (site2, y) in zip(mine, theirs):
+        same = y == x or (isinstance(x, int) and 0 <= x < len(sig) and sig[x] == y)
+        if site is not None and site == site2 and not same and site not in out:
+            out.append(site)
+    return out
 
 
 def _what_differs(message: str) -> str:
@@ -185,9 +203,10 @@ def _segments(events: list) -> list:
 
 
 def _parting(names: Names, w, viewer: int, k: int, mine: list, theirs: list, message: str, actions: list,
-             kind: str = "") -> dict:
+             kind: str = "", parted: Optional[dict] = None) -> dict:
     """The cause, from the two traces: the first position where they part, in the action after
-    which the views differ (else the earliest action where they part); else what that action ran."""
+    which the views differ (else the earliest action where they part); else a random pick that
+    took another item in the re-deal (parted: segment -> sites); else what that action ran."""
     a, b = _segments(mine), _segments(theirs)
     last = k  # the segment of the action after which the views differ (the setup when k is 0)
     order = [last] + [j for j in range(min(len(a), len(b))) if j != last]
@@ -198,6 +217,9 @@ def _parting(names: Names, w, viewer: int, k: int, mine: list, theirs: list, mes
         i = next((i for i, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
         return _branch_cause(names, w, viewer, j, x[i] if i < len(x) else None, y[i] if i < len(y) else None,
                              message, _stage(j, actions))
+    for j in sorted(parted or {}):
+        if j <= last:
+            return _pick_cause(names, w, viewer, j, parted[j][0], message, _stage(j, actions))
     stage = _stage(last, actions)
     window = _asking(names.model, w)
     if window is not None and WINDOW_PHRASE in message:  # both worlds ask, others: the `ask` chose them
@@ -308,6 +330,51 @@ def _branch_cause(names: Names, w, viewer: int, segment: int, mine, theirs, mess
         text += _reads_text(reads, viewer)
     out["text"] = text + f"; what P{viewer + 1} then sees differs: {message}"
     return out
+
+
+def _pick_cause(names: Names, w, viewer: int, segment: int, site, message: str, stage: str) -> dict:
+    """A random pick took another item in the re-deal, and no outcome put the worlds back in step
+    (secrecy._back_in_step): the `random` at `site`, and the hidden zones its list reads (through
+    the `let` that named it)."""
+    span = site[1]
+    said = " ".join(source_text(names.model.source, span).split())
+    call = _call_at(names.model, span)
+    reads = _hidden_reads(names.model, w, viewer, [_unlet(names.model, a, span) for a in call.args]) if call else []
+    return {"parted": True, "file": names.path, "line": span.line, "col": span.col, "decision": segment,
+            "arms": {}, "reads": reads, "differs": message,
+            "text": (f"{names.path}:{span.line}:{span.col} `{said}` took another item in the re-deal, in {stage}: "
+                     f"the same random number, a list of other cards, and no other outcome keeps the worlds "
+                     f"alike" + (_reads_text(reads, viewer) if reads else "")
+                     + f"; what P{viewer + 1} then sees differs: {message}")}
+
+
+def _call_at(model, span):
+    """The `random(...)` call at span, or None."""
+    found = []
+
+    def walk(node):
+        if isinstance(node, A.Call) and node.func == "random" and (node.span.line, node.span.col) == (span.line, span.col):
+            found.append(node)
+        if isinstance(node, (tuple, list)):
+            for x in node:
+                walk(x)
+        elif attrs.has(type(node)):
+            for f in attrs.fields(type(node)):
+                if f.name != "span":
+                    walk(getattr(node, f.name))
+    for s in statements(model):
+        if s.span.line <= span.line <= getattr(s.span, "end_line", s.span.line):
+            walk(s)
+    return found[0] if found else None
+
+
+def _unlet(model, expr, span):
+    """A name a `let` bound, as the value it was bound to (the nearest `let` of it before span)."""
+    if not isinstance(expr, A.Name):
+        return expr
+    lets = [s for s in statements(model) if isinstance(s, A.Let) and s.name == expr.name
+            and (s.span.line, s.span.col) < (span.line, span.col)]
+    return max(lets, key=lambda s: (s.span.line, s.span.col)).value if lets else expr
 
 
 def _reads_text(reads: list, viewer: int, verb: str = "it reads") -> str:

@@ -88,6 +88,7 @@ from typing import Optional, Sequence
 import attrs
 
 from interpreter import rng as rng_module
+from interpreter.choices import ask_again
 from interpreter.errors import EngineError
 from interpreter.state import State
 
@@ -299,21 +300,8 @@ def relabelled(start, game, sigma: dict):
     if "known" in d:  # what players know follows the cards' places
         d["known"] = sorted([m(c), seats] for c, seats in d["known"])
     world = State.from_json(d, game)  # from_json rebuilds `where` from the zones
-    _ask_again(world)
+    ask_again(world)  # (a pending choice offers the re-dealt world's own cards)
     return world
-
-
-def _ask_again(world) -> None:
-    """A choice pending inside a block lists the cards it offers by identity; after a re-deal
-    those are other cards.  Run the choice again (its step only reads the state and registers
-    the question), so that it offers the re-dealt world's own cards."""
-    pend = world.pending
-    if pend is None or pend.get("kind") != "choice" or "param" not in pend or not world.frames:
-        return
-    world.pending = None
-    world.frames[-1][1] -= 1  # back to the step that asked
-    world._legal = world._legal_map = None
-    world._run_guarded(world._advance)
 
 
 def _relabel(value, t, per_player: bool, m):
@@ -633,15 +621,18 @@ def counterfactual_check(game, players: int, seed: int, options: Optional[dict],
 
 class _Steer:
     """While in a `with`: every random pick of an item (rng.pick_steer) is counted (`sizes`: how
-    many items each pick had) and, where `forced` says so, takes another index than the one drawn."""
+    many items each pick had; `picked`: (the rules' site of the pick, the item taken)) and,
+    where `forced` says so, takes another index than the one drawn."""
 
     def __init__(self, forced: Optional[dict] = None):
-        self.forced, self.sizes = forced or {}, []
+        self.forced, self.sizes, self.picked = forced or {}, [], []
 
-    def __call__(self, items, i: int) -> int:
+    def __call__(self, items, i: int, site=None) -> int:
         j = self.forced.get(len(self.sizes), i)
+        j = j if j < len(items) else i
         self.sizes.append(len(items))
-        return j if j < len(items) else i
+        self.picked.append((site, items[j]))
+        return j
 
     def __enter__(self):
         rng_module.pick_steer = self
@@ -812,7 +803,9 @@ def _position(start, sigma: dict, derived: Optional[dict] = None) -> dict:
     """The re-dealt start position as a scenario writes it: every zone's cards by name (bottom
     to top), the plays of plays zones, and the variables the setup `derived` from the
     re-dealt cards."""
-    names, slots = start.prog.card_names, start.prog.slots
+    slots = start.prog.slots
+    # (by label where copies differ, "Strike ♥10": a name would place any copy)
+    names = [start.prog.card_label(start, c) for c in range(start.prog.card_count)]
     zones, plays = {}, {}
     for zi, zone in enumerate(start.zones):
         slot = slots[zi]

@@ -93,6 +93,16 @@ def test_a_random_pick_that_took_another_card_names_its_random(monkeypatch, engi
     assert cause["reads"] == ["hand[P2]"] and "which P1 cannot see" in cause["text"], cause
 
 
+def test_a_condition_on_a_let_reads_what_the_let_read():
+    """`if count(reds) > 0` reads hand[...] through `let reds = collect c in cards(hand[...]) ...`:
+    the cause names the hand, as for a def (San Guo Sha's Tửu Sắc: `if count(blacks) > 0`)."""
+    cause = first_cause(interpreter.load(RANDOM), games=200, options={"quiet": True})
+    line = line_of(RANDOM, "if count(reds) > 0")
+    assert (cause["line"], cause["col"]) == (line, 5) and "took another branch" in cause["text"], cause
+    assert cause["reads"] and all(r.startswith("hand[") for r in cause["reads"]), cause
+    assert "it reads hand, which P" in cause["text"]
+
+
 def test_the_announced_twin_is_clean():
     game = interpreter.load(LAB)
     fair = F.fuzz(game, 30, options={"leak": False})

@@ -13,9 +13,11 @@ game as played (W) and the re-dealt game (W') are replayed to that decision with
 traces, and the traces of the last action (where the views parted) are compared: the first
 position where they differ is the cause -- usually an `if` that took another arm in W', because
 its condition reads cards the viewer cannot see.  Its condition is walked for the zones it reads
-(through the defs it calls), and those the viewer cannot see in W are named.  When that action
-ran the same positions in both worlds, the earliest action whose positions differ is named.
-When none differs: where both worlds ask in a response window but ask other players, the
+(through the defs it calls and the lets that named its values), and those the viewer cannot
+see in W are named.  When that action ran the same positions in both worlds, the earliest
+action whose positions differ is named.  When none differs: a random pick that took another
+item in W' (and no other outcome put W' back in step: secrecy._back_in_step) is named, with
+what its list reads; where both worlds ask in a response window but ask other players, the
 effect's `ask` is named (and the zones it reads); where a variable differs, the assignments
 to it whose values read hidden zones; where a log line differs, the `log` and
 `announce` statements that wrote that action's lines (the counting program counts them too,
@@ -303,7 +305,8 @@ def _branch_cause(names: Names, w, viewer: int, segment: int, mine, theirs, mess
         reads = _hidden_reads(names.model, w, viewer, [asked.ask])
     else:
         node = if_at(names.model, *where) if where and (b_mine or b_theirs) else None
-        reads = _hidden_reads(names.model, w, viewer, [c for c, _ in node.branches]) if node else []
+        conds = [c for c, _ in node.branches] if node else []
+        reads = _hidden_reads(names.model, w, viewer, conds + _let_values(names.model, conds, node.span)) if node else []
     def arm(bb, e):
         if bb:
             return f"{bb.text} ({bb.arm})"
@@ -339,7 +342,8 @@ def _pick_cause(names: Names, w, viewer: int, segment: int, site, message: str, 
     span = site[1]
     said = " ".join(source_text(names.model.source, span).split())
     call = _call_at(names.model, span)
-    reads = _hidden_reads(names.model, w, viewer, [_unlet(names.model, a, span) for a in call.args]) if call else []
+    reads = _hidden_reads(names.model, w, viewer, list(call.args) + _let_values(names.model, call.args, span)) \
+        if call else []
     return {"parted": True, "file": names.path, "line": span.line, "col": span.col, "decision": segment,
             "arms": {}, "reads": reads, "differs": message,
             "text": (f"{names.path}:{span.line}:{span.col} `{said}` took another item in the re-deal, in {stage}: "
@@ -368,13 +372,34 @@ def _call_at(model, span):
     return found[0] if found else None
 
 
-def _unlet(model, expr, span):
-    """A name a `let` bound, as the value it was bound to (the nearest `let` of it before span)."""
-    if not isinstance(expr, A.Name):
-        return expr
-    lets = [s for s in statements(model) if isinstance(s, A.Let) and s.name == expr.name
-            and (s.span.line, s.span.col) < (span.line, span.col)]
-    return max(lets, key=lambda s: (s.span.line, s.span.col)).value if lets else expr
+def _let_values(model, exprs, span, depth: int = 3) -> list:
+    """The values the names in exprs stand for where a `let` bound them (the nearest `let` of the
+    name before span; and the names in those, `depth` deep): `count(blacks) > 0` reads what
+    `let blacks = collect c in cards(hand[t]) ...` reads."""
+    names: list = []
+    _names_in(exprs, names)
+    out = []
+    for name in dict.fromkeys(names):
+        lets = [s for s in statements(model) if isinstance(s, A.Let) and s.name == name
+                and (s.span.line, s.span.col) < (span.line, span.col)]
+        if lets:
+            value = max(lets, key=lambda s: (s.span.line, s.span.col)).value
+            out.append(value)
+            if depth > 1:
+                out += _let_values(model, [value], span, depth - 1)
+    return out
+
+
+def _names_in(node, out: list) -> None:
+    if isinstance(node, A.Name):
+        out.append(node.name)
+    if isinstance(node, (tuple, list)):
+        for x in node:
+            _names_in(x, out)
+    elif attrs.has(type(node)):
+        for f in attrs.fields(type(node)):
+            if f.name != "span":
+                _names_in(getattr(node, f.name), out)
 
 
 def _reads_text(reads: list, viewer: int, verb: str = "it reads") -> str:

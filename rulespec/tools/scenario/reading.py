@@ -16,10 +16,10 @@ from yaml.constructor import SafeConstructor
 from rulespec.lang.diagnostics import did_you_mean
 
 # ---------------------------------------------------------------------- the keys of the format
-TOP_KEYS = ("rules", "name", "doc", "players", "seed", "options", "check_invariants", "face_down_asks", "position",
-            "steps")
+TOP_KEYS = ("rules", "name", "doc", "players", "seed", "options", "start_order", "check_invariants", "face_down_asks",
+            "position", "steps")
 REST_STAYS = "stay"  # 'rest: stay': the cards not placed stay where they are
-POSITION_KEYS = ("phase", "enter", "active", "zones", "plays", "rest", "keep", "vars", "revealed",
+POSITION_KEYS = ("phase", "enter", "resume", "active", "zones", "plays", "rest", "keep", "vars", "revealed",
                  "revealed_zones", "known", "stack",
                  "check_invariants")
 STACK_ENTRY_KEYS = ("effect", "by", "target", "cards", "fields", "cancelled")

@@ -262,7 +262,21 @@ def _draw_hidden(st, cards: list, taken: list, who: Optional[int]) -> list:
             zone = [x for x in zone if x not in taken and (who is None or not st.can_see_card(x, who))]
             if not zone:
                 raise RuleRuntimeError(f"{marker_text(prog, c)} was chosen, but none is left there", prog.path)
-            pick = zone[Rng.below(st, len(zone))]
+            pick = Rng.pick(st, zone)
         taken.append(pick)
         out.append(pick)
     return out
+
+
+def ask_again(st) -> None:
+    """A choice pending inside a block lists the cards it offers by identity; after the cards
+    were put elsewhere (a position written over the state, a re-deal) those may be other cards.
+    Run the choice again (its step only reads the state and registers the question), so that it
+    offers the cards now in place.  Any other decision is left as it is."""
+    pend = st.pending
+    if pend is None or pend.get("kind") != "choice" or "param" not in pend or not st.frames:
+        return
+    st.pending = None
+    st.frames[-1][1] -= 1  # back to the step that asked
+    st._legal = st._legal_map = None
+    st._run_guarded(st._advance)

@@ -95,6 +95,9 @@ class Program:
                                                z.kind, z.visibility))
         self.out_slot = len(self.slots)  # the where[] of a card out of the game: no zone at all
         self.plays_slots = frozenset(s.index for s in self.slots if s.kind == "plays")
+        # zone instance -> the most cards it holds (`at most N cards`); a move beyond is a rules error
+        self.capacities = {s.index: model.zones[s.zone].capacity for s in self.slots
+                           if model.zones[s.zone].capacity is not None}
         # the piles whose top card everyone sees and the rest nobody (`top public`), and whether a
         # player may see some cards of a zone they do not see (such a top, or cards they know
         # from a 'look ... until moved'): then a choice offers those cards by name (cardsets.py)
@@ -433,23 +436,25 @@ class Program:
         cards = self._cards_of(s.cards)
         dest = self.expr(s.dest)
         bottom = s.position == "bottom"
+        site = (self.path, s.span)
 
         def move(st, env):
             cs = cards(st, env)
             if None in cs:
                 self.fail(s, "moved 'none' instead of a card")
-            st.move_cards(cs, dest(st, env), bottom)
+            st.move_cards(cs, dest(st, env), bottom, site)
         return move
 
     def _s_Deal(self, s):
         n, src, dst = self.expr(s.count), self.expr(s.source), self.expr(s.dest)
+        site = (self.path, s.span)
 
         def deal(st, env):
             zi = src(st, env)
             k = max(0, n(st, env))
             pile = st.zones[zi]
             cs = pile[::-1][:k]
-            st.move_cards(cs, dst(st, env), False)
+            st.move_cards(cs, dst(st, env), False, site)
         return deal
 
     def _s_Shuffle(self, s):
@@ -463,13 +468,14 @@ class Program:
         cards = self._cards_of(s.cards)
         dest = self.expr(s.dest)
         by = self.expr(s.by) if s.by is not None else (lambda st, env: st.active)
+        site = (self.path, s.span)
 
         def play(st, env):
             cs = cards(st, env)
             if not cs:  # playing no card records no play (a play always has a card)
                 return
             zi = dest(st, env)
-            st.move_cards(cs, zi, False)
+            st.move_cards(cs, zi, False, site)
             st.plays.setdefault(zi, []).append([by(st, env), list(cs)])
         return play
 

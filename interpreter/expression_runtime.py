@@ -222,7 +222,7 @@ def _sees(st, p, c, site) -> bool:
 def _random(st, xs, site):
     if not xs:
         _fail(site, "random() of an empty list")
-    return xs[Rng.below(st, len(xs))]
+    return Rng.pick(st, xs, site)
 
 
 def _fold(value, segments, *args):

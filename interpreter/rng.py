@@ -25,6 +25,13 @@ def seed_state(seed: int) -> int:
 # learns which cards were shuffled together, and so are alike to every player: see secrecy.py).
 shuffle_recorder: list | None = None
 
+# While set, every pick of one item at random (`random(list)`, a hidden card taken at random)
+# takes the index pick_steer(items, index drawn, site) instead of the index drawn (site: the
+# rules' (path, span) of the `random`, or None).  The secrecy check
+# replays a re-deal with the chance outcome the game as played had (secrecy.py).  The number is
+# drawn as always, so the generator's state is the same whichever item is taken.
+pick_steer = None
+
 
 class Rng:
     """A view of the generator over a state object that holds the integer in ``.rng``."""
@@ -41,6 +48,14 @@ class Rng:
             st.rng, r = next_u64(st.rng)
             if r < limit:
                 return r % n
+
+    @staticmethod
+    def pick(st, items: list, site=None):
+        """One of the items (not empty), uniformly (see pick_steer)."""
+        i = Rng.below(st, len(items))
+        if pick_steer is not None:
+            i = pick_steer(items, i, site)
+        return items[i]
 
     @staticmethod
     def shuffle(st, items: list) -> None:

@@ -120,9 +120,14 @@ class State(Observation, CopyOnWrite):
         return self.prog.out_of_game(self.n, self.opts)
 
     # ------------------------------------------------------------------ primitives used by rules
-    def move_cards(self, cards: list, dest: int, bottom: bool) -> None:
+    def move_cards(self, cards: list, dest: int, bottom: bool, site=None) -> None:
+        """Move cards to the zone instance dest (its top, or its bottom); site: (path, span) of the
+        statement, where a move that would overfill a zone with a capacity is reported."""
         if not cards:
             return
+        caps = self.prog.capacities
+        if caps and dest in caps:
+            self._check_room(cards, dest, caps[dest], site)
         zones, where, plays_slots, own = self.zones, self.where, self.prog.plays_slots, self._own
         tops = self._tops_of(cards) if self.prog.top_slots else None
         moved = []
@@ -151,6 +156,15 @@ class State(Observation, CopyOnWrite):
             self.log.append(["move", dest, moved, then])
         else:
             self.log.append(["move", dest, moved])
+
+    def _check_room(self, cards: list, dest: int, cap: int, site) -> None:
+        """Refuse, before any card moves, a move that would put more than cap cards in dest."""
+        where = self.where
+        after = len(self.zones[dest]) + len({c for c in cards if where[c] != dest})
+        if after > cap:
+            path, span = site if site is not None else (self.prog.path, None)
+            raise RuleRuntimeError(f"zone '{self.prog.slots[dest].name}' holds at most {cap} card{'s' if cap != 1 else ''}; "
+                                   f"this move would put {after} in it", path, span)
 
     def _tops_of(self, cards: list) -> dict:
         """The top card, before a move, of each `top public` pile the cards leave."""

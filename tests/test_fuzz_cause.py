@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LAB = str(ROOT / "tests" / "rules" / "secrecy_cause.rules")
 WINDOW = str(ROOT / "tests" / "rules" / "secrecy_window.rules")
 PLANTED = str(ROOT / "tests" / "rules" / "secrecy_planted.rules")
+RANDOM = str(ROOT / "tests" / "rules" / "secrecy_random.rules")
 
 
 def line_of(path: str, text: str) -> int:
@@ -55,6 +56,51 @@ def test_a_relabelled_re_deal_is_traced_from_its_first_decision(monkeypatch):
     monkeypatch.setattr(S, "dealt_again", lambda *a, **k: None)
     cause = F.explain(game, f, {}, result.max_steps).cause
     assert cause["line"] == line_of(LAB, "if holds_ace(next_player(active))") and cause["decision"] >= 1, cause
+
+
+def test_a_re_deal_the_setup_refused_leaves_no_setup_in_the_trace(monkeypatch):
+    """A setup that does not deal the re-deal again has run nonetheless (into the trace it was
+    given) before it was refused; the relabelled world starts from the first decision, and that
+    refused setup is no part of its trace.  (It was: the re-deal's trace began with a setup the
+    game as played had not, and the cause read 'the runs part in the setup', line 1 of the
+    setup phase, for San Guo Sha's Tửu Sắc at decision 90.)"""
+    game = interpreter.load(LAB)
+    options = {"leak": False, "boast": True}  # no branch parts in the action: the log statement is named
+    result = F.fuzz(game, 20, options=options)
+    f = next(f for f in result.failures() if f.check == S.CHECK)
+    dealt = S.dealt_again
+
+    def refused(*args, **kwargs):
+        dealt(*args, **kwargs)  # the setup runs into the coverage counter, then the deal is refused
+        return None
+    monkeypatch.setattr(S, "dealt_again", refused)
+    cause = F.explain(game, f, options, result.max_steps).cause
+    assert "in the setup" not in cause["text"], cause["text"]
+    assert cause["line"] == line_of(LAB, "passes holding") and cause["decision"] >= 1, cause
+
+
+@pytest.mark.parametrize("engine", ["compiled", "interpreted"])
+def test_a_random_pick_that_took_another_card_names_its_random(monkeypatch, engine):
+    """No branch parts, but a random pick among hidden cards took another card in the re-deal and
+    no other outcome of it was tried (the check tries them: here it is kept from it, as for a pick
+    no outcome puts back in step): the cause names the `random(...)` and the zone its list reads,
+    through the `let` that named the list -- not the setup, nor only the action's positions."""
+    monkeypatch.setattr(S, "MAX_STEERED", 0)
+    cause = first_cause(interpreter.load(RANDOM, engine=engine), games=40)
+    line = line_of(RANDOM, "move random(reds) to table")
+    assert (cause["line"], cause["col"]) == (line, 12), cause
+    assert f"secrecy_random.rules:{line}:12 `random(reds)` took another item in the re-deal" in cause["text"]
+    assert cause["reads"] == ["hand[P2]"] and "which P1 cannot see" in cause["text"], cause
+
+
+def test_a_condition_on_a_let_reads_what_the_let_read():
+    """`if count(reds) > 0` reads hand[...] through `let reds = collect c in cards(hand[...]) ...`:
+    the cause names the hand, as for a def (San Guo Sha's Tửu Sắc: `if count(blacks) > 0`)."""
+    cause = first_cause(interpreter.load(RANDOM), games=200, options={"quiet": True})
+    line = line_of(RANDOM, "if count(reds) > 0")
+    assert (cause["line"], cause["col"]) == (line, 5) and "took another branch" in cause["text"], cause
+    assert cause["reads"] and all(r.startswith("hand[") for r in cause["reads"]), cause
+    assert "it reads hand, which P" in cause["text"]
 
 
 def test_the_announced_twin_is_clean():

@@ -74,8 +74,8 @@ def test_a_lost_card_is_found_at_the_next_decision_at_any_rate(crazy, monkeypatc
     real = State.move_cards
     lost = {}
 
-    def losing(self, cards, dest, bottom):
-        real(self, cards, dest, bottom)
+    def losing(self, cards, dest, bottom, *site):
+        real(self, cards, dest, bottom, *site)
         if len(self.history) >= 12 and not lost:
             lost["decision"] = len(self.history)
             self.edit_zone(dest).remove(cards[0])  # gone from the zone, where[] still names it

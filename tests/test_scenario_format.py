@@ -429,3 +429,41 @@ def test_an_engine_error_in_a_step_is_reported_at_that_step(tmp_path):
         err = error_of(p)
         assert err.line == 7, (step, err)
         assert "runtime error: index 4 is outside a list of 1" in err.message
+
+
+# ---------------------------------------------------------------------- start_order and resume
+SETUP_CHOICE = ROOT / "tests" / "rules" / "secrecy_setup_choice.rules"  # the setup asks each player
+
+
+def test_start_order_is_the_order_the_setup_deals_from(tmp_path):
+    import interpreter
+    game = interpreter.load(str(SETUP_CHOICE))
+    names = game.new_state(players=3).prog.card_names
+    order = list(range(len(names)))[::-1]
+    st = game.new_state(players=3, start_order=order)
+    hand = sorted(names[c] for c in st.zones[st.prog.zone_base["hand"]])  # P1's
+    default = game.new_state(players=3)
+    assert hand != sorted(names[c] for c in default.zones[default.prog.zone_base["hand"]])  # the key matters
+    listed = ", ".join(names[c] for c in order)
+    p = write(tmp_path, f"rules: {SETUP_CHOICE}\nplayers: 3\nstart_order: [{listed}]\n"
+                        f"steps:\n  - expect: {{zones: {{\"hand[P1]\": [{', '.join(hand)}]}}}}\n")
+    run(p)
+    short = write(tmp_path, f"rules: {SETUP_CHOICE}\nplayers: 3\nstart_order: [{listed.rsplit(', ', 1)[0]}]\n", "s.yaml")
+    err = error_of(short)
+    assert err.line == line_of(short, "start_order") and err.message.endswith("names 11 cards; the game has 12: it lacks Ace 1")
+    twice = write(tmp_path, f"rules: {SETUP_CHOICE}\nplayers: 3\nstart_order: [{listed}, Ace 1]\n", "t.yaml")
+    assert "start_order names more 'Ace 1' cards than the game has" in error_of(twice).message
+
+
+def test_resume_asks_the_setup_question_again_of_the_cards_placed(tmp_path):
+    head = (f"rules: {SETUP_CHOICE}\nplayers: 3\nposition:\n  rest: deck\n"
+            "  zones: {\"hand[P1]\": [Ace 1, Ace 2, Ace 3], \"hand[P2]\": [Blank 1, Blank 2, Blank 3], "
+            "\"hand[P3]\": [Blank 4, Blank 5, Blank 6]}\n")
+    p = write(tmp_path, head + "  resume: true\nsteps:\n  - legal_exactly: [Ace 1, Ace 2, Ace 3]\n  - play: Ace 2\n"
+                               "  - expect: {zones: {\"shown[P1]\": [Ace 2]}}\n")
+    run(p)
+    afresh = write(tmp_path, head + "steps:\n  - legal: [check the next player]\n", "a.yaml")
+    run(afresh)  # without it, the position starts the rules afresh: past the setup
+    clash = write(tmp_path, head + "  resume: true\n  phase: turn\n", "c.yaml")
+    err = error_of(clash)
+    assert err.line == line_of(clash, "phase: turn") and "'phase' restarts the rules" in err.message

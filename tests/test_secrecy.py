@@ -36,6 +36,8 @@ WINDOW = str(ROOT / "tests" / "rules" / "secrecy_window.rules")
 GUESS = str(ROOT / "tests" / "rules" / "secrecy_guess.rules")
 ANNOUNCE = str(ROOT / "tests" / "rules" / "secrecy_announce.rules")
 DISCARD = str(ROOT / "tests" / "rules" / "secrecy_discard.rules")
+RANDOM = str(ROOT / "tests" / "rules" / "secrecy_random.rules")
+SETUP_CHOICE = str(ROOT / "tests" / "rules" / "secrecy_setup_choice.rules")
 CHECK = S.CHECK
 
 # Found by `rulespec fuzz games/chuhan.rules --games 12` (game #6, seed 6, viewer P2), shrunk
@@ -196,6 +198,27 @@ def test_a_face_down_choice_is_replayed_as_the_choice_that_takes_the_card_in_its
     assert corresponded > 0  # some worlds needed the corresponding choice
 
 
+# ====================================================================== 2d. a random pick among hidden cards
+@pytest.mark.parametrize("engine", ["compiled", "interpreted"])
+def test_a_random_pick_among_hidden_cards_is_replayed_with_the_outcome_as_played(engine):
+    """P1 takes a random red card of P2's hidden hand and lays it face up.  A re-deal changes the
+    other red cards of that hand, so the same random number picks another card of the list, and
+    another card is laid up: no leak (chance could as well have taken the card it took), and the
+    check replays the pick with that outcome.  (Found by `rulespec fuzz games/sanguosha.rules
+    --option formations=true --games 400 --seed 11 --counterfactual-rate 1`, game #78: Jiang
+    Qin's Tửu Sắc discards a random black card of a hand.)"""
+    from interpreter import rng
+    game = interpreter.load(RANDOM, engine=engine)
+    steered = 0
+    for seed in range(40):
+        v = S.counterfactual_check(game, 2, seed, {}, ["take a random red card of the next hand"], viewer=0,
+                                   cuts=[1])
+        assert v.ok, (seed, v.leak)
+        steered += v.realigned
+        assert rng.pick_steer is None  # the engine's picks are its own again
+    assert steered > 0  # some worlds needed the outcome as played
+
+
 # ====================================================================== 3. no false alarms
 def _known_leak(path: str, out) -> bool:
     """The leaks the shipped games have today."""
@@ -293,6 +316,32 @@ def test_a_counterfactual_failure_shrinks_replays_and_becomes_a_scenario(tmp_pat
     rj.write_text(json.dumps(bad))
     with pytest.raises(F.FuzzError, match="'counterfactual' must give a 'viewer'"):
         F.read_replay(rj)
+
+
+@pytest.mark.parametrize("dealt", [True, False], ids=["dealt by the setup", "relabelled"])
+def test_the_re_dealt_scenario_replays_from_a_setup_that_asks(tmp_path, monkeypatch, dealt):
+    """The re-dealt scenario replays every action and fails only at its last step, what the viewer
+    sees, where the setup's first decision is a question inside its block.  Dealt by the setup,
+    it gives the order the cards start in (start_order) and the setup runs on it; relabelled, its
+    position resumes the setup's question (`resume: true`), of the cards it places, by their
+    labels.  (A position used to restart the rules after the setup instead, and San Guo Sha's
+    scenario stopped at its first action: "'Tian Feng + Lü Bu' is not a legal action ... in
+    phase 'play'".)"""
+    if not dealt:
+        monkeypatch.setattr(S, "dealt_again", lambda *a, **k: None)
+    game = interpreter.load(SETUP_CHOICE)
+    failure = next(f for f in F.fuzz(game, 16).failures() if f.check == CHECK)
+    _, sy = F.write_failure(game, failure, {}, F.DEFAULT_MAX_STEPS, tmp_path)
+    text = sy.read_text(encoding="utf-8")
+    assert ("start_order:" in text) == dealt and ("resume: true" in text) != dealt
+    assert "NOTE" not in text  # a step was confirmed to fail re-dealt
+    as_played, redealt = load_file(sy)
+    run_scenario(as_played)
+    last = redealt.node.value[-1][1].value[-1]  # (the steps, the last one)
+    assert "expect" in str(last.value[0][0].value)
+    with pytest.raises(ScenarioError) as e:
+        run_scenario(redealt)
+    assert last.start_mark.line < e.value.line <= last.end_mark.line + 1, e.value  # at what the viewer sees
 
 
 def test_a_window_leak_through_the_command_line(tmp_path):

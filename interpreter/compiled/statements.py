@@ -427,14 +427,14 @@ class _Writer:
         self.guarded(s, ind, [cs, d], [
             (0, f"if None in {cs[0]}:"),
             (1, f"_fail({self.g.site(s)}, \"moved 'none' instead of a card\")"),
-            (0, f"st.move_cards({cs[0]}, {d[0]}, {s.position == 'bottom'})")])
+            (0, f"st.move_cards({cs[0]}, {d[0]}, {s.position == 'bottom'}, {self.g.site(s)})")])
 
     def _Deal(self, s, ind, loops):
         n, src, dst = self.value(s.count), self.value(s.source), self.value(s.dest)
         k = self.tmp()
         self.guarded(s, ind, [src, n, dst], [
             (0, f"{k} = max(0, {n[0]})"),
-            (0, f"st.move_cards(st.zones[{src[0]}][::-1][:{k}], {dst[0]}, False)")])
+            (0, f"st.move_cards(st.zones[{src[0]}][::-1][:{k}], {dst[0]}, False, {self.g.site(s)})")])
 
     def _Shuffle(self, s, ind, loops):
         z = self.value(s.zone)
@@ -442,7 +442,7 @@ class _Writer:
 
     def _Play(self, s, ind, loops):
         cs, d = self.cards_of(s.cards), self.value(s.dest)
-        effect = [(0, f"if {cs[0]}:"), (1, f"st.move_cards({cs[0]}, {d[0]}, False)")]
+        effect = [(0, f"if {cs[0]}:"), (1, f"st.move_cards({cs[0]}, {d[0]}, False, {self.g.site(s)})")]
         if s.by is None:
             by = "st.active"
         else:  # worked out after the move (it may read where the cards went), with a fallback of its own

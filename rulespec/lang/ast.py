@@ -466,12 +466,21 @@ class AbilityGroup:
 
 
 @node
+class ZoneCapacity:
+    """``at most N cards`` after a zone's attributes: a slot that never holds more (the checker
+    refuses N < 1; the engine refuses a move that would overfill it)."""
+    value: int  # as written, with its sign
+    span: Span
+
+
+@node
 class ZoneDecl:
     name: str
     per_player: bool
     attrs: tuple  # of Ident
     doc: Optional[str]
     span: Span
+    capacity: Optional[ZoneCapacity] = None
 
 
 @node

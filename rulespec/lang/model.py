@@ -128,6 +128,7 @@ class ZoneInfo:
     visibility: str  # "public", "owner", "others" (all but its owner), "hidden" or "top" (`top public`)
     doc: Optional[str]
     decl: A.ZoneDecl
+    capacity: Optional[int] = None  # `at most N cards`: the most cards it ever holds (None: no limit)
 
 
 @attrs.define(slots=False)  # no __setstate__: the model cache unpickles it in C

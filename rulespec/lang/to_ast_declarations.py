@@ -249,7 +249,12 @@ class DeclarationsToAst(Transformer_NonRecursive):
         doc = c[-1] if isinstance(c[-1], str) and not isinstance(c[-1], Token) else None
         per_player = c[1] is True
         attrs_ = tuple(_ident(t) for t in c[2:] if isinstance(t, Token))
-        return A.ZoneDecl(str(c[0]), per_player, attrs_, doc, _span_of_meta(meta))
+        capacity = next((x for x in c[2:] if isinstance(x, A.ZoneCapacity)), None)
+        return A.ZoneDecl(str(c[0]), per_player, attrs_, doc, _span_of_meta(meta), capacity)
+
+    def zone_capacity(self, meta, c):
+        sign, n = c
+        return A.ZoneCapacity(-_int(n) if sign is not None and str(sign) == "-" else _int(n), _span_of_meta(meta))
 
     def var_decl(self, meta, c):
         return A.VarDecl(str(c[0]), c[1] is True, c[2], c[3], c[4], _span_of_meta(meta))

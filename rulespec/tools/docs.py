@@ -177,8 +177,9 @@ class Rulebook:
         pdocs = [f"**{words(p.name)}**: {p.doc}" for p in m.properties.values() if p.doc]
         if pdocs:
             out.append(_ul(pdocs))
-        zrows = [[words(z.name), "each player" if z.per_player else "shared", _kind(z.kind), _vis(z.visibility),
-                  z.doc or ""] for z in m.zones.values()]
+        zrows = [[words(z.name), "each player" if z.per_player else "shared",
+                  _kind(z.kind) + (f", holding at most {_cards(z.capacity)}" if z.capacity is not None else ""),
+                  _vis(z.visibility), z.doc or ""] for z in m.zones.values()]
         out += [_h(3, "Where cards can be"), _table(["zone", "whose", "kind", "who sees the cards", "notes"], zrows)]
         vrows = []
         for v in m.vars.values():

@@ -246,7 +246,12 @@ class DeclarationsPass:
         if vis == "top" and kind == "set":
             self.error("misuse", seen_vis.span, f"zone '{d.name}' is a set, which has no top card to show",
                        "make it a pile (or plays), whose top is its last card")
-        return ZoneInfo(d.name, d.per_player, kind, vis, d.doc, d)
+        capacity = d.capacity.value if d.capacity is not None else None
+        if capacity is not None and capacity < 1:
+            self.error("misuse", d.capacity.span, f"zone '{d.name}' would hold at most {capacity} cards",
+                       "a zone's capacity is a whole number of cards, 1 or more (leave it out for no limit)")
+            capacity = None
+        return ZoneInfo(d.name, d.per_player, kind, vis, d.doc, d, capacity)
 
     def constant(self, e: A.Expr, t: T.Type):
         """Evaluate a constant (a literal or an enum member) of type t."""

@@ -17,12 +17,13 @@ from .display import DisplayPass
 from .effects import EffectsPass
 from .expressions import ExpressionsPass
 from .face_down import FaceDownPass
+from .flow import FlowPass
 from .lints import LintsPass
 from .statements import StatementsPass
 
 
 class Checker(DeclarationsPass, BodiesPass, ChoicesPass, EffectsPass, StatementsPass, ExpressionsPass,
-              LintsPass, FaceDownPass, DisplayPass):
+              LintsPass, FaceDownPass, FlowPass, DisplayPass):
     """The checker of one rules file: run() fills the tables below, pass after pass, and gives
     the Model (or raises RulesError with every diagnostic)."""
 
@@ -84,6 +85,9 @@ class Checker(DeclarationsPass, BodiesPass, ChoicesPass, EffectsPass, Statements
         if self.game is not None and self.phases:
             analyse_phase_graph(self, graph)
         self.check_unused()
+        if not any(d.severity == "error" for d in self.diags):
+            self.check_flow()
+        # after every pass that can warn, so that an allow comment can silence any finding
         self.diags, silenced = apply_allows(self.diags, self.rules.source, self.path)
         errors = [d for d in self.diags if d.severity == "error"]
         # errors first (so that the first line of the output is the first error), each kind in file order

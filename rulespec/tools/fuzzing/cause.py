@@ -13,9 +13,11 @@ game as played (W) and the re-dealt game (W') are replayed to that decision with
 traces, and the traces of the last action (where the views parted) are compared: the first
 position where they differ is the cause -- usually an `if` that took another arm in W', because
 its condition reads cards the viewer cannot see.  Its condition is walked for the zones it reads
-(through the defs it calls), and those the viewer cannot see in W are named.  When that action
-ran the same positions in both worlds, the earliest action whose positions differ is named.
-When none differs: where both worlds ask in a response window but ask other players, the
+(through the defs it calls and the lets that named its values), and those the viewer cannot
+see in W are named.  When that action ran the same positions in both worlds, the earliest
+action whose positions differ is named.  When none differs: a random pick that took another
+item in W' (and no other outcome put W' back in step: secrecy._back_in_step) is named, with
+what its list reads; where both worlds ask in a response window but ask other players, the
 effect's `ask` is named (and the zones it reads); where a variable differs, the assignments
 to it whose values read hidden zones; where a log line differs, the `log` and
 `announce` statements that wrote that action's lines (the counting program counts them too,
@@ -103,7 +105,7 @@ class Names:
 def counterfactual_cause(game, failure, options: Optional[dict], path: Optional[str] = None) -> Optional[dict]:
     """The cause of a counterfactual failure (its `detail` names the viewer, the decision and the
     re-deal): a dict (see module doc), or None when the failure carries no re-deal."""
-    from .secrecy import _OUT_OF_STEP, _corresponding_action, _follow_places, _realign, _view, dealt_again, relabelled
+    from .secrecy import _OUT_OF_STEP, _Steer, _back_in_step, _follow_places, _realign, _view, dealt_again, relabelled
     d = failure.detail or {}
     if "sigma" not in d:
         return None
@@ -115,16 +117,20 @@ def counterfactual_cause(game, failure, options: Optional[dict], path: Optional[
     w = game.new_state(players=failure.players, seed=failure.seed, options=opts, coverage=played)
     start = w.clone()
     layouts, views = [], []  # W after each action: where every card lies, what v sees (to keep W' in step)
+    picked = []  # W's random picks in each action: (site, item)
     for i, text in enumerate(actions):
         played.mark(i)
         log_from = len(w.log)
-        w.apply(text)
+        with _Steer() as steer:
+            w.apply(text)
+        picked.append(steer.picked)
         layouts.append(tuple(tuple(z) for z in w.zones))
         views.append(_view(w, viewer, log_from))
     redealt = Positions()
     other = dealt_again(start, game, failure.players, failure.seed, opts, sigma, coverage=redealt)
     if other is None:  # the setup does not deal that way: the dealt position relabelled (its setup not traced)
         other = relabelled(start, game, sigma)
+        redealt = Positions()  # (not the setup the refused deal ran: no world's)
         other.prog, other.cov = game.program(branches=True), redealt
         first = next((i for i, e in enumerate(played.events) if e.startswith(DECISION)), len(played.events))
         del played.events[:first]  # (nor compared: only the re-deal's actions are)
@@ -133,28 +139,47 @@ def counterfactual_cause(game, failure, options: Optional[dict], path: Optional[
     sig = list(range(len(names)))
     for a, b in sigma.items():
         sig[a] = b
+    parted: dict = {}  # segment -> the sites of random picks that took another item in W' (out of step)
     for i, text in enumerate(actions):
         redealt.mark(i)
         if text not in other.legal_action_strings():
             break
         # kept in step as the check keeps it (secrecy.py): copies swap, a rival's hidden choice
-        # becomes the one that takes the card in W's place (played again here, to be traced)
+        # becomes the one that takes the card in W's place, a random pick takes W's outcome
+        # (played again here, to be traced)
         before, mark, sig_before, log_from = other.clone(), len(redealt.events), list(sig), len(other.log)
         rival = other.current_player != viewer
-        other.apply(text)
+        picks = _Steer()
+        with picks:
+            other.apply(text)
         if _realign(layouts[i], other, sig, names, set_zones) == _OUT_OF_STEP:
-            found = _corresponding_action((before.clone(), sig_before), text, layouts[i], views[i], viewer,
-                                          log_from, names, set_zones) if rival else None
+            found = _back_in_step((before.clone(), sig_before), text, rival, picks.sizes, layouts[i], views[i],
+                                  viewer, log_from, names, set_zones)
             if found is not None:
                 del redealt.events[mark:]
                 other, sig = before, found[1]
                 other.cov = redealt
-                other.apply(found[0].history[-1])
+                with _Steer(found[3]):
+                    other.apply(found[2])
                 _realign(layouts[i], other, sig, names, set_zones)
             else:
+                sites = _picks_parted(picked[i], picks.picked, sig_before)
+                if sites:
+                    parted[i + 1] = sites
                 _follow_places(layouts[i], other, sig)
     return _parting(Names(game, path), w, viewer, k, played.events, redealt.events, _what_differs(failure.message),
-                    actions, d.get("kind", ""))
+                    actions, d.get("kind", ""), parted)
+
+
+def _picks_parted(mine: list, theirs: list, sig: list) -> list:
+    """The sites of the random picks of an action that took, in W', another item than W's (a
+    card: not the card in W's card's place)."""
+    out = []
+    for (site, x), (site2, y) in zip(mine, theirs):
+        same = y == x or (isinstance(x, int) and 0 <= x < len(sig) and sig[x] == y)
+        if site is not None and site == site2 and not same and site not in out:
+            out.append(site)
+    return out
 
 
 def _what_differs(message: str) -> str:
@@ -180,9 +205,10 @@ def _segments(events: list) -> list:
 
 
 def _parting(names: Names, w, viewer: int, k: int, mine: list, theirs: list, message: str, actions: list,
-             kind: str = "") -> dict:
+             kind: str = "", parted: Optional[dict] = None) -> dict:
     """The cause, from the two traces: the first position where they part, in the action after
-    which the views differ (else the earliest action where they part); else what that action ran."""
+    which the views differ (else the earliest action where they part); else a random pick that
+    took another item in the re-deal (parted: segment -> sites); else what that action ran."""
     a, b = _segments(mine), _segments(theirs)
     last = k  # the segment of the action after which the views differ (the setup when k is 0)
     order = [last] + [j for j in range(min(len(a), len(b))) if j != last]
@@ -193,6 +219,9 @@ def _parting(names: Names, w, viewer: int, k: int, mine: list, theirs: list, mes
         i = next((i for i, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
         return _branch_cause(names, w, viewer, j, x[i] if i < len(x) else None, y[i] if i < len(y) else None,
                              message, _stage(j, actions))
+    for j in sorted(parted or {}):
+        if j <= last:
+            return _pick_cause(names, w, viewer, j, parted[j][0], message, _stage(j, actions))
     stage = _stage(last, actions)
     window = _asking(names.model, w)
     if window is not None and WINDOW_PHRASE in message:  # both worlds ask, others: the `ask` chose them
@@ -276,7 +305,8 @@ def _branch_cause(names: Names, w, viewer: int, segment: int, mine, theirs, mess
         reads = _hidden_reads(names.model, w, viewer, [asked.ask])
     else:
         node = if_at(names.model, *where) if where and (b_mine or b_theirs) else None
-        reads = _hidden_reads(names.model, w, viewer, [c for c, _ in node.branches]) if node else []
+        conds = [c for c, _ in node.branches] if node else []
+        reads = _hidden_reads(names.model, w, viewer, conds + _let_values(names.model, conds, node.span)) if node else []
     def arm(bb, e):
         if bb:
             return f"{bb.text} ({bb.arm})"
@@ -303,6 +333,73 @@ def _branch_cause(names: Names, w, viewer: int, segment: int, mine, theirs, mess
         text += _reads_text(reads, viewer)
     out["text"] = text + f"; what P{viewer + 1} then sees differs: {message}"
     return out
+
+
+def _pick_cause(names: Names, w, viewer: int, segment: int, site, message: str, stage: str) -> dict:
+    """A random pick took another item in the re-deal, and no outcome put the worlds back in step
+    (secrecy._back_in_step): the `random` at `site`, and the hidden zones its list reads (through
+    the `let` that named it)."""
+    span = site[1]
+    said = " ".join(source_text(names.model.source, span).split())
+    call = _call_at(names.model, span)
+    reads = _hidden_reads(names.model, w, viewer, list(call.args) + _let_values(names.model, call.args, span)) \
+        if call else []
+    return {"parted": True, "file": names.path, "line": span.line, "col": span.col, "decision": segment,
+            "arms": {}, "reads": reads, "differs": message,
+            "text": (f"{names.path}:{span.line}:{span.col} `{said}` took another item in the re-deal, in {stage}: "
+                     f"the same random number, a list of other cards, and no other outcome keeps the worlds "
+                     f"alike" + (_reads_text(reads, viewer) if reads else "")
+                     + f"; what P{viewer + 1} then sees differs: {message}")}
+
+
+def _call_at(model, span):
+    """The `random(...)` call at span, or None."""
+    found = []
+
+    def walk(node):
+        if isinstance(node, A.Call) and node.func == "random" and (node.span.line, node.span.col) == (span.line, span.col):
+            found.append(node)
+        if isinstance(node, (tuple, list)):
+            for x in node:
+                walk(x)
+        elif attrs.has(type(node)):
+            for f in attrs.fields(type(node)):
+                if f.name != "span":
+                    walk(getattr(node, f.name))
+    for s in statements(model):
+        if s.span.line <= span.line <= getattr(s.span, "end_line", s.span.line):
+            walk(s)
+    return found[0] if found else None
+
+
+def _let_values(model, exprs, span, depth: int = 3) -> list:
+    """The values the names in exprs stand for where a `let` bound them (the nearest `let` of the
+    name before span; and the names in those, `depth` deep): `count(blacks) > 0` reads what
+    `let blacks = collect c in cards(hand[t]) ...` reads."""
+    names: list = []
+    _names_in(exprs, names)
+    out = []
+    for name in dict.fromkeys(names):
+        lets = [s for s in statements(model) if isinstance(s, A.Let) and s.name == name
+                and (s.span.line, s.span.col) < (span.line, span.col)]
+        if lets:
+            value = max(lets, key=lambda s: (s.span.line, s.span.col)).value
+            out.append(value)
+            if depth > 1:
+                out += _let_values(model, [value], span, depth - 1)
+    return out
+
+
+def _names_in(node, out: list) -> None:
+    if isinstance(node, A.Name):
+        out.append(node.name)
+    if isinstance(node, (tuple, list)):
+        for x in node:
+            _names_in(x, out)
+    elif attrs.has(type(node)):
+        for f in attrs.fields(type(node)):
+            if f.name != "span":
+                _names_in(getattr(node, f.name), out)
 
 
 def _reads_text(reads: list, viewer: int, verb: str = "it reads") -> str:

@@ -97,10 +97,19 @@ def _counterfactual_scenario(game, failure: Failure, options: dict, base_dir: Pa
     if options:
         head["options"] = dict(options)
     plays = [{"play": a} for a in failure.actions[:d["decision"]]]  # the views differ after these
-    position = dict(d["position"])
-    zones = list(position.get("zones", {}))
-    if zones:
-        position["rest"] = zones[0]  # every card is placed: the rest zone gets none
+    order = _start_order(game, failure, options)
+    if order is not None:  # the re-deal made before the setup: the setup deals it, and runs as in the check
+        redeal = {"start_order": order}
+        how = "dealt so by the setup: start_order is the order the cards start in that makes its shuffles deal it"
+    else:  # the dealt position relabelled: set as a position (the setup does not run again)
+        position = dict(d["position"])
+        zones = list(position.get("zones", {}))
+        if zones:
+            position["rest"] = zones[0]  # every card is placed: the rest zone gets none
+        if _asks_inside_a_block(game, failure, options):
+            position["resume"] = True  # the setup asks its first question inside a block: it goes on there
+        redeal = {"position": position}
+        how = "set as a position at the first decision"
     name = f"fuzz: {failure.check} (game {failure.index}, seed {failure.seed})"
     dump = lambda doc: yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=10_000)  # noqa: E731
 
@@ -111,10 +120,9 @@ def _counterfactual_scenario(game, failure: Failure, options: dict, base_dir: Pa
                   "steps": plays + last}
         redealt = {"name": f"{name}: the cards {pv} never saw re-dealt", **head,
                    "doc": (f"The same game with the {d['redealt']} cards {pv} had not seen by decision {d['cut']} "
-                           f"re-dealt (dealt so by the setup: the position gives what the setup then worked out); "
-                           f"{pv} must see the same as in the game as played. "
+                           f"re-dealt ({how}); {pv} must see the same as in the game as played. "
                            f"Fails while the leak is there: {failure.message}"),
-                   "position": position, "steps": plays + last}
+                   **redeal, "steps": plays + last}
         note = ("" if confirmed is None or confirmed else
                 "# NOTE: no step was confirmed to fail in the re-dealt game; rulespec replay reproduces the check.\n")
         return ("# Written by rulespec fuzz: a counterfactual secrecy failure. Run: rulespec test THIS_FILE\n"
@@ -127,6 +135,11 @@ def _counterfactual_scenario(game, failure: Failure, options: dict, base_dir: Pa
     if confirm is None:
         return text(steps[0] if steps else None, None)
     from rulespec.tools.scenario import ScenarioError, load_file, run_scenario
+    confirm.write_text(text(None, True), encoding="utf-8")
+    try:  # the re-dealt game must replay up to the last step: else no step fails for the leak
+        run_scenario(load_file(confirm)[1])
+    except Exception:  # noqa: BLE001
+        return text(steps[0] if steps else None, False)
     for step in steps:
         candidate = text(step, True)
         confirm.write_text(candidate, encoding="utf-8")
@@ -142,6 +155,23 @@ def _counterfactual_scenario(game, failure: Failure, options: dict, base_dir: Pa
         except Exception:  # noqa: BLE001
             continue
     return text(steps[0] if steps else None, False)
+
+
+def _start_order(game, failure: Failure, options: dict) -> Optional[list]:
+    """The re-dealt game's cards in the order they start in (names, or labels where copies
+    differ), when the re-deal was made before the setup (secrecy.dealt_again); else None."""
+    from .secrecy import dealt_again
+    sigma = {a: b for a, b in failure.detail.get("sigma", ())}
+    start = game.new_state(players=failure.players, seed=failure.seed, options=dict(options or {}))
+    if not sigma or dealt_again(start, game, failure.players, failure.seed, options, sigma) is None:
+        return None
+    return [start.prog.card_label(start, sigma.get(c, c)) for c in range(start.prog.card_count)]
+
+
+def _asks_inside_a_block(game, failure: Failure, options: dict) -> bool:
+    """Is the game's first decision a question inside a block of the rules (the setup half run)?"""
+    start = game.new_state(players=failure.players, seed=failure.seed, options=dict(options or {}))
+    return bool(start.frames)
 
 
 def _cause_comment(failure: Failure) -> str:

@@ -88,6 +88,7 @@ from typing import Optional, Sequence
 import attrs
 
 from interpreter import rng as rng_module
+from interpreter.choices import ask_again
 from interpreter.errors import EngineError
 from interpreter.state import State
 
@@ -299,21 +300,8 @@ def relabelled(start, game, sigma: dict):
     if "known" in d:  # what players know follows the cards' places
         d["known"] = sorted([m(c), seats] for c, seats in d["known"])
     world = State.from_json(d, game)  # from_json rebuilds `where` from the zones
-    _ask_again(world)
+    ask_again(world)  # (a pending choice offers the re-dealt world's own cards)
     return world
-
-
-def _ask_again(world) -> None:
-    """A choice pending inside a block lists the cards it offers by identity; after a re-deal
-    those are other cards.  Run the choice again (its step only reads the state and registers
-    the question), so that it offers the re-dealt world's own cards."""
-    pend = world.pending
-    if pend is None or pend.get("kind") != "choice" or "param" not in pend or not world.frames:
-        return
-    world.pending = None
-    world.frames[-1][1] -= 1  # back to the step that asked
-    world._legal = world._legal_map = None
-    world._run_guarded(world._advance)
 
 
 def _relabel(value, t, per_player: bool, m):
@@ -605,27 +593,87 @@ def counterfactual_check(game, players: int, seed: int, options: Optional[dict],
                 if len(verdict.reasons) < 5:
                     verdict.reasons.append(f"cut {cut}: after {k} decisions '{text}' is not legal in the re-deal")
                 break
-            # a rival's action may name cards v never saw: kept to try the corresponding one (below)
-            before = (w.clone(), list(sig)) if w.current_player != viewer else None
+            # kept to try the corresponding action or chance outcome, should W' fall out of step (below)
+            before = (w.clone(), list(sig))
+            rival = w.current_player != viewer
+            picks = _Steer()
             try:
-                w.apply(text)
+                with picks:
+                    w.apply(text)
             except EngineError as e:
                 verdict.dropped += 1
                 if len(verdict.reasons) < 5:
                     verdict.reasons.append(f"cut {cut}: after {k} decisions, applying '{text}': {e}")
                 break
             step = _realign(layouts[k + 1], w, sig, names, set_zones)
-            if step == _OUT_OF_STEP and before is not None:
-                found = _corresponding_action(before, text, layouts[k + 1], views[k + 1], viewer, log_from,
-                                              names, set_zones)
+            if step == _OUT_OF_STEP:
+                found = _back_in_step(before, text, rival, picks.sizes, layouts[k + 1], views[k + 1], viewer,
+                                      log_from, names, set_zones)
                 if found is not None:
-                    w, sig = found
+                    w, sig = found[:2]
                     step = 1
             if step == _OUT_OF_STEP:  # the worlds really differ here: follow the places from now on
                 _follow_places(layouts[k + 1], w, sig)
                 step = 1
             verdict.realigned += step
     return verdict
+
+
+class _Steer:
+    """While in a `with`: every random pick of an item (rng.pick_steer) is counted (`sizes`: how
+    many items each pick had; `picked`: (the rules' site of the pick, the item taken)) and,
+    where `forced` says so, takes another index than the one drawn."""
+
+    def __init__(self, forced: Optional[dict] = None):
+        self.forced, self.sizes, self.picked = forced or {}, [], []
+
+    def __call__(self, items, i: int, site=None) -> int:
+        j = self.forced.get(len(self.sizes), i)
+        j = j if j < len(items) else i
+        self.sizes.append(len(items))
+        self.picked.append((site, items[j]))
+        return j
+
+    def __enter__(self):
+        rng_module.pick_steer = self
+        return self
+
+    def __exit__(self, *exc):
+        rng_module.pick_steer = None
+
+
+def _back_in_step(before: tuple, text: str, rival: bool, sizes: list, layout, view_after, viewer: int,
+                  log_from: int, names: list, set_zones: list):
+    """(W' state, sig, action text, forced picks) after an action of W' that does to W' what
+    `text` did to W, when `text` itself left W' out of step; or None.  Tried: a rival's other
+    filling of the same action (_corresponding_action), then the same action with one of its
+    random picks (sizes: how many items each had) taking another item.  A pick of an item at
+    random among cards v never saw -- "a random black card of P2's hand" -- takes the item at
+    the same index of its list in both worlds, and where the list reads hidden cards (the black
+    ones) that is another card in W': a chance outcome v sees, though in W' chance could as well
+    have taken the card W took.  W' is a world v cannot tell from W only with that outcome."""
+    if rival:
+        found = _corresponding_action(before, text, layout, view_after, viewer, log_from, names, set_zones)
+        if found is not None:
+            return found + (found[0].history[-1], {})
+    w0, sig0 = before
+    for p, n in enumerate(sizes[:MAX_STEERED]):
+        for j in range(n):
+            c, s, forced = w0.clone(), list(sig0), {p: j}
+            try:
+                with _Steer(forced):
+                    c.apply(text)
+            except EngineError:
+                continue
+            if _realign(layout, c, s, names, set_zones) == _OUT_OF_STEP:
+                continue
+            if _view(c, viewer, log_from) != tuple(view_after):
+                continue
+            return c, s, text, forced
+    return None
+
+
+MAX_STEERED = 8  # the random picks of one action tried with another outcome (each on its own)
 
 
 def _corresponding_action(before: tuple, text: str, layout, view_after, viewer: int, log_from: int,
@@ -755,7 +803,9 @@ def _position(start, sigma: dict, derived: Optional[dict] = None) -> dict:
     """The re-dealt start position as a scenario writes it: every zone's cards by name (bottom
     to top), the plays of plays zones, and the variables the setup `derived` from the
     re-dealt cards."""
-    names, slots = start.prog.card_names, start.prog.slots
+    slots = start.prog.slots
+    # (by label where copies differ, "Strike ♥10": a name would place any copy)
+    names = [start.prog.card_label(start, c) for c in range(start.prog.card_count)]
     zones, plays = {}, {}
     for zi, zone in enumerate(start.zones):
         slot = slots[zi]

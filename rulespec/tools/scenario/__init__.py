@@ -17,6 +17,11 @@ Top-level keys
     players: 3                           default: the game's minimum
     seed: 1                              default: 0
     options: {bidding: true}             game options by name, as ``--option NAME=VALUE``
+    start_order: [Ace, Two, ...]         every card of the game (names, or copies' labels), each
+                                         once: the order the cards start in, bottom to top,
+                                         instead of the order the rules declare them; the setup
+                                         then runs on them (shuffling them with the seed as
+                                         always).  ``rulespec fuzz`` writes it for a re-deal
     check_invariants: false              default true: see "Invariants" below
     face_down_asks: decline              default ask: see "Face-down asks" below
     position: {...}                      optional; see "position"
@@ -45,6 +50,11 @@ position
                         block is not run); true: the phase is entered from the
                         start, so its ``enter`` block runs.  Use true for phases
                         without actions.
+    resume: true        the rules go on where they stopped instead (the block
+                        half run keeps its place: a position set at a question
+                        inside the setup, as ``rulespec fuzz`` writes one); a
+                        question that offers cards is asked again, of the cards
+                        now in place.  Not with phase, enter or stack.
     active: P1          who is to act (an ``actor`` clause of the phase overrides it)
     zones:              zone -> card names, bottom to top (the last is the top
       open[P1]: [red 8, blue 8]    card, the first one dealt).  Each name takes

@@ -13,6 +13,7 @@ from rulespec.tools.scenario.reading import POSITION_KEYS, REST_STAYS, STACK_ENT
 from rulespec.tools.scenario.position_sight import _SightKeys
 from rulespec.tools.scenario.terms import _Terms
 
+from interpreter.choices import ask_again
 from interpreter.compiler import player_name
 from interpreter.errors import EngineError
 from interpreter.state import CHECK, ENTER
@@ -37,6 +38,12 @@ class _Positions(_SightKeys):
                 hint = did_you_mean(phase, prog.phases)
                 self.fail(pnode, f"unknown phase '{phase}'" + (f"; {hint}" if hint else f" (phases: {', '.join(prog.phases)})"))
         enter = self.read.boolean(items["enter"][1], "enter") if "enter" in items else False
+        resume = self.read.boolean(items["resume"][1], "resume") if "resume" in items else False
+        if resume:
+            clash = next((k for k in ("phase", "enter", "stack") if k in items), None)
+            if clash is not None:
+                self.fail(items[clash][0], f"'{clash}' restarts the rules, and 'resume: true' keeps them where "
+                                           f"they stopped: give one of them")
         check = session.check_invariants
         if "check_invariants" in items:
             check = self.read.boolean(items["check_invariants"][1], "check_invariants")
@@ -55,20 +62,25 @@ class _Positions(_SightKeys):
             self.set_known(items["known"][1])
         if "active" in items:
             st.active = self.terms.player(items["active"][1], "active")
-        st.frames, st.pending = [], None  # a position starts afresh: no block is half run
-        st.stack, st.entries, st.turn_active = [], [], None
+        if not resume:
+            st.frames, st.pending = [], None  # a position starts afresh: no block is half run
+            st.stack, st.entries, st.turn_active = [], [], None
         if "stack" in items:
             self.set_stack(items["stack"][1])
         st.terminal = False
         st.winners_ = None
-        st.phase = phase
-        st.stage = ENTER if enter else CHECK
+        if not resume:
+            st.phase = phase
+            st.stage = ENTER if enter else CHECK
         st._legal = st._legal_map = None
         st.log.append(["text", f"-- scenario position: phase {phase} --"])
         session.positioned = True
         session.log_mark = len(st.log) - 1
         try:
-            st._run_guarded(st._advance)
+            if resume:  # the block that was asking asks again, of the cards now in place
+                ask_again(st)
+            else:
+                st._run_guarded(st._advance)
         except EngineError as e:
             self.fail(node, f"after setting the position: {e}")
         if check:
@@ -178,6 +190,7 @@ class _Positions(_SightKeys):
 
         new_zones: dict = {}
         new_plays: dict = {}
+        knodes: dict = {}  # zone instance -> where the position names it
         if "zones" in items:
             for key, knode, v in self.read.mapping(items["zones"][1], "zones"):
                 zi = self.terms.slot(key, knode)
@@ -186,6 +199,7 @@ class _Positions(_SightKeys):
                 if zi in prog.plays_slots:
                     self.fail(knode, f"'{key}' is a plays zone: set it under 'plays:' as [[P1, [cards]], ...]")
                 new_zones[zi] = [take(name, cn) for name, cn in self.terms.card_list(v, f"zone '{key}'")]
+                knodes[zi] = knode
         if "plays" in items:
             for key, knode, v in self.read.mapping(items["plays"][1], "plays"):
                 zi = self.terms.slot(key, knode)
@@ -217,6 +231,11 @@ class _Positions(_SightKeys):
         else:
             zones[rest] = zones[rest] + [c for c in range(n_cards)
                                          if c not in placed and st.where[c] not in keep and c not in out]
+        for zi, cap in prog.capacities.items():  # no game reaches a zone fuller than its capacity
+            if len(zones[zi]) > cap:
+                where = knodes.get(zi) or (items["zones"] if "zones" in items else items["plays"])[0]
+                self.fail(where, f"impossible position: zone '{prog.slots[zi].name}' holds at most {cap} "
+                                 f"card{'s' if cap != 1 else ''}, the position puts {len(zones[zi])} there")
         st.zones = zones
         st.where = [0] * n_cards
         for zi, z in enumerate(zones):

@@ -16,14 +16,14 @@ from yaml.constructor import SafeConstructor
 from rulespec.lang.diagnostics import did_you_mean
 
 # ---------------------------------------------------------------------- the keys of the format
-TOP_KEYS = ("rules", "name", "doc", "players", "seed", "options", "check_invariants", "face_down_asks", "position",
-            "steps")
+TOP_KEYS = ("rules", "name", "doc", "players", "seed", "options", "start_order", "check_invariants", "face_down_asks",
+            "position", "steps")
 REST_STAYS = "stay"  # 'rest: stay': the cards not placed stay where they are
-POSITION_KEYS = ("phase", "enter", "active", "zones", "plays", "rest", "keep", "vars", "revealed",
+POSITION_KEYS = ("phase", "enter", "resume", "active", "zones", "plays", "rest", "keep", "vars", "revealed",
                  "revealed_zones", "known", "stack",
                  "check_invariants")
 STACK_ENTRY_KEYS = ("effect", "by", "target", "cards", "fields", "cancelled")
-STEP_KEYS = ("play", "illegal", "legal", "legal_exactly", "legal_count", "position", "expect", "check", "finish")
+STEP_KEYS = ("play", "illegal", "fails", "legal", "legal_exactly", "legal_count", "position", "expect", "check", "finish")
 STEP_EXTRA_KEYS = ("because", "note")  # allowed next to the step's one key
 CHECKS = ("cards", "invariants", "legal", "round_trip", "secrecy", "replay")  # for `check:`
 EXPECT_KEYS = ("active", "phase", "terminal", "vars", "zones", "order", "plays", "counts", "scores", "winners",

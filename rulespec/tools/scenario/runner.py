@@ -94,9 +94,33 @@ class _Runner:
                 except EngineError as e:
                     read.fail(knode if key not in model.options else v, str(e))
         try:
-            return game.new_state(players, seed, options)
+            st = game.new_state(players, seed, options)
+            if "start_order" in items:  # (the cards are named in the game as dealt: its labels)
+                self.session.st = st
+                st = game.new_state(players, seed, options, start_order=self.start_order(items["start_order"][1]))
+            return st
         except EngineError as e:
             read.fail(self.sc.node, f"cannot start the game: {e}")
+
+    def start_order(self, node) -> list:
+        """'start_order:': every card of the game by name (or a copy's label), each once, in the
+        order they start in, bottom to top: the card ids, for new_state(start_order=...)."""
+        st, terms = self.session.st, self.terms
+        count = st.prog.card_count
+        names = terms.card_list(node, "start_order")
+        order: list = []
+        taken: set = set()
+        for name, cnode in names:
+            c = next((c for c in range(count) if c not in taken and terms.matches(name, c)), None)
+            if c is None:
+                self.read.fail(cnode, f"start_order names more '{name}' cards than the game has")
+            taken.add(c)
+            order.append(c)
+        if len(order) != count:
+            missing = [st.prog.card_label(st, c) for c in range(count) if c not in taken]
+            self.read.fail(node, f"start_order names {len(order)} cards; the game has {count}: it lacks "
+                                 + ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else ""))
+        return order
 
 
 # ---------------------------------------------------------------------- entry points

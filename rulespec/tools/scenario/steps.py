@@ -1,4 +1,4 @@
-"""One step of 'steps:' (play, illegal, legal, legal_exactly, legal_count, check, finish); a
+"""One step of 'steps:' (play, illegal, fails, legal, legal_exactly, legal_count, check, finish); a
 'position:' step goes to _Positions and an 'expect:' step to _Expectations."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from rulespec.tools.scenario.reading import CHECKS, STEP_EXTRA_KEYS, STEP_KEYS
 from rulespec.tools.scenario.terms import _Terms
 
 from interpreter.compiler import player_name
-from interpreter.errors import EngineError, IllegalActionError
+from interpreter.errors import EngineError, IllegalActionError, RuleRuntimeError
 from interpreter.explain import match_action
 from interpreter.machine import idle_secret_ask
 
@@ -25,6 +25,7 @@ class _Steps:
         self.terms, self.read, self.session = terms, terms.read, terms.session
         self.positions, self.expectations = positions, expectations
         self.fail = terms.fail
+        self.stopped = False  # a 'fails' step met the rules error it expected: the game stops there
 
     @property
     def st(self):
@@ -38,8 +39,10 @@ class _Steps:
             self.fail(node, "a step needs exactly one of: " + ", ".join(STEP_KEYS)
                       + (f" (this one has {', '.join(k for k, _, _ in main)})" if main else ""))
         key, knode, v = main[0]
-        if "because" in extra and key != "illegal":
-            self.fail(extra["because"][0], "'because' goes with an 'illegal' step")
+        if "because" in extra and key not in ("illegal", "fails"):
+            self.fail(extra["because"][0], "'because' goes with an 'illegal' or a 'fails' step")
+        if self.stopped:
+            self.fail(knode, "a 'fails' step is the last: the game stopped at the rules error it expected")
         try:
             self.dispatch(key, v, extra)
         except EngineError as e:  # (the engine failed where the step did not expect it: say where)
@@ -55,6 +58,9 @@ class _Steps:
             because = self.read.text(extra["because"][1], "because") if "because" in extra else None
             for an in self.read.seq(v, "illegal", scalar_ok=True):
                 self.illegal(an, because)
+        elif key == "fails":
+            because = self.read.text(extra["because"][1], "because") if "because" in extra else None
+            self.fails(v, because)
         elif key == "legal":
             for an in self.read.seq(v, "legal", scalar_ok=True):
                 self.resolve(an)
@@ -97,6 +103,29 @@ class _Steps:
         except EngineError as e:
             self.fail(node, f"'{action}': {e}")
 
+    def fails(self, node: yaml.Node, because: Optional[str]):
+        """A legal action whose effect meets an error of the rules (a bug of the rules file the
+        scenario pins down: a move beyond a zone's capacity, ...), its message mentioning because."""
+        self.decline_idle_asks()
+        action = self.resolve(node)
+        reason = self.refusal(node, action, RuleRuntimeError, "meet an error of the rules")
+        self.stopped = True
+        self.mentions(node, because, reason, "error")
+
+    def refusal(self, node: yaml.Node, text: str, expected: type, what: str) -> str:
+        """The message of the error of kind `expected` that applying text meets (else a failure)."""
+        try:
+            self.st.apply(text)
+        except expected as e:
+            return str(e)
+        except EngineError as e:
+            self.fail(node, f"'{text}': {e}")
+        self.fail(node, f"expected '{text}' to {what}, but the engine applied it")
+
+    def mentions(self, node: yaml.Node, because: Optional[str], reason: str, what: str):
+        if because is not None and because.lower() not in reason.lower():
+            self.fail(node, f"expected the {what} to mention '{because}', got: {reason}")
+
     def decline_idle_asks(self):
         """'face_down_asks: decline': answer "no" for every player asked about abilities of
         face-down cards they do not hold."""
@@ -111,18 +140,10 @@ class _Steps:
         if found is not None:
             self.fail(node, f"expected '{text}' to be illegal, but it is legal for {player_name(st.active)} in phase '{st.phase}'")
         before = st.to_json()
-        try:
-            st.apply(text)
-        except IllegalActionError as e:
-            reason = str(e)
-        except EngineError as e:
-            self.fail(node, f"'{text}': {e}")
-        else:
-            self.fail(node, f"expected '{text}' to be illegal, but the engine applied it")
+        reason = self.refusal(node, text, IllegalActionError, "be illegal")
         if st.to_json() != before:
             self.fail(node, f"the illegal action '{text}' changed the state")
-        if because is not None and because.lower() not in reason.lower():
-            self.fail(node, f"expected the reason to mention '{because}', got: {reason}")
+        self.mentions(node, because, reason, "reason")
 
     def legal_exactly(self, node: yaml.Node):
         want = [self.resolve(an) for an in self.read.seq(node, "legal_exactly", scalar_ok=True)]

@@ -178,6 +178,20 @@ PLANTED_LEGAL = [
      [(6, "secrecy-legal")],
      'action probe() {\n  effect { stack hit target next_player(active) }\n}\naction answer() {\n  respond to hit\n'
      '  require any c in hand[active]: c.value == 5\n  effect { turns += 0 }\n}'),
+    ("an action a card gives, whose requirement reads another player's hand (its decider is owner)",
+     'card "Seer" { value: 0  copies: 1\n  while in hand {\n    action probe() {\n'
+     '      require any c in hand[next_player(owner)]: c.value == 5\n      effect { turns += 0 }\n    }\n  }\n}',
+     [(4, "secrecy-legal")],
+     'card "Seer" { value: 0  copies: 1\n  while in hand {\n    action probe() {\n'
+     '      require any c in hand[owner]: c.value == 5\n      effect { turns += 0 }\n    }\n  }\n}'),
+    ("a conversion whose requirement reads another player's hand (its user is owner)",
+     'conversion wild as "Five" {\n  from c: card from hand[owner]\n'
+     '  require any d in hand[next_player(owner)]: d.value == 5\n}\n'
+     'action probe(u: use "Five" from hand[active]) {\n  effect { move u.cards to table }\n}',
+     [(3, "secrecy-legal")],
+     'conversion wild as "Five" {\n  from c: card from hand[owner]\n'
+     '  require any d in hand[owner]: d.value == 5\n}\n'
+     'action probe(u: use "Five" from hand[active]) {\n  effect { move u.cards to table }\n}'),
 ]
 
 

@@ -149,6 +149,106 @@ PLANTED = [
 ]
 
 
+# the game with BODY in the place of the action probe: what decides whether it is legal
+LEGAL = BASE.replace(BASE[BASE.index("action probe("):BASE.index("phase setup")], "BODY\n\n")
+
+# (what is planted, the leaking action, where and what is reported, the clean twin): legality may
+# read what its decider sees -- their own hand, a public zone -- and nothing else
+PLANTED_LEGAL = [
+    ("a requirement on the next player's hand",
+     'action probe() {\n  require any c in hand[next_player(active)]: c.value == 5\n  effect { turns += 0 }\n}',
+     [(2, "secrecy-legal")],
+     'action probe() {\n  require any c in hand[active]: c.value == 5\n  effect { turns += 0 }\n}'),
+    ("a requirement through a def, on another player's hand",
+     'action probe() {\n  require not holds_five(next_player(active))\n  effect { turns += 0 }\n}',
+     [(2, "secrecy-legal")],
+     'action probe() {\n  require not holds_five(active)\n  effect { turns += 0 }\n}'),
+    ("a player choice filtered on that player's hand",
+     'action probe(p: player where p != active and holds_five(p)) {\n  effect { turns += 0 }\n}',
+     [(1, "secrecy-legal")],
+     'action probe(p: player where p != active and count(hand[p]) > 0) {\n  effect { turns += 0 }\n}'),
+    ("a card choice whose domain picks hidden cards by a property (a where on the pick itself is fine)",
+     'action probe(c: card from collect x in hand[next_player(active)] where x.value == 5) {\n'
+     '  effect { move c to table }\n}',
+     [(1, "secrecy-legal")],
+     'action probe(c: card from hand[next_player(active)] where c.value == 5) {\n  effect { move c to table }\n}'),
+    ("a response whose requirement reads the hand of the entry's target (the responder is active)",
+     'action probe() {\n  effect { stack hit target next_player(active) }\n}\naction answer() {\n  respond to hit\n'
+     '  require any c in hand[stack_top.target]: c.value == 5\n  effect { turns += 0 }\n}',
+     [(6, "secrecy-legal")],
+     'action probe() {\n  effect { stack hit target next_player(active) }\n}\naction answer() {\n  respond to hit\n'
+     '  require any c in hand[active]: c.value == 5\n  effect { turns += 0 }\n}'),
+    ("an action a card gives, whose requirement reads another player's hand (its decider is owner)",
+     'card "Seer" { value: 0  copies: 1\n  while in hand {\n    action probe() {\n'
+     '      require any c in hand[next_player(owner)]: c.value == 5\n      effect { turns += 0 }\n    }\n  }\n}',
+     [(4, "secrecy-legal")],
+     'card "Seer" { value: 0  copies: 1\n  while in hand {\n    action probe() {\n'
+     '      require any c in hand[owner]: c.value == 5\n      effect { turns += 0 }\n    }\n  }\n}'),
+    ("a conversion whose requirement reads another player's hand (its user is owner)",
+     'conversion wild as "Five" {\n  from c: card from hand[owner]\n'
+     '  require any d in hand[next_player(owner)]: d.value == 5\n}\n'
+     'action probe(u: use "Five" from hand[active]) {\n  effect { move u.cards to table }\n}',
+     [(3, "secrecy-legal")],
+     'conversion wild as "Five" {\n  from c: card from hand[owner]\n'
+     '  require any d in hand[owner]: d.value == 5\n}\n'
+     'action probe(u: use "Five" from hand[active]) {\n  effect { move u.cards to table }\n}'),
+]
+
+
+@pytest.mark.parametrize("what,leak,where,twin", PLANTED_LEGAL, ids=[p[0] for p in PLANTED_LEGAL])
+def test_planted_legality_leak_reported_at_its_line(what, leak, where, twin):
+    assert findings(leak, LEGAL) == where
+    assert findings(twin, LEGAL) == []
+
+
+def test_an_others_zone_of_a_player_choice_that_excludes_the_decider_is_seen():
+    game = LEGAL.replace("zone table: pile public", "zone table: pile public\nzone shown[player]: set others") \
+        .replace("deal 3 from deck to hand[p]", "deal 3 from deck to hand[p]  deal 1 from deck to shown[p]")
+    body = 'action probe(p: player{}) {{\n  require any c in shown[p]: c.value == 5\n  effect {{ turns += 0 }}\n}}'
+    assert findings(body.format(""), game) == [(2, "secrecy-legal")]  # p may be the decider
+    assert findings(body.format(" where p != active"), game) == []
+
+
+def test_a_phase_requirement_is_read_for_each_action_it_offers():
+    game = LEGAL.replace("  actions put, probe\n", "  actions put, probe\n  require not holds_five(next_player(active))\n")
+    body = 'action probe() {\n  effect { turns += 0 }\n}'
+    text = game.replace("BODY", body)
+    found = [d for d in check_text(text, "t.rules").warnings if d.code == "secrecy-legal"]
+    assert [d.span.line for d in found] == [text[:text.index("require not holds_five")].count("\n") + 1]
+    assert findings(body, game.replace("next_player(active)", "active")) == []
+
+
+# a `choose` in a block: the values it offers are its chooser's to see (q is the next player)
+PLANTED_CHOOSE = [
+    ("a player choice of q filtered on the active player's hand",
+     'let x = choose q "whom": player where any c in hand[active]: c.value == 5',
+     [(1, "secrecy-legal")],
+     'let x = choose q "whom": player where any c in hand[q]: c.value == 5'),
+    ("a card choice of the active player filtered on cards q chose from q's hand",
+     'let pair = choose q "two": cards from hand[q] size 2\n'
+     '    let c = choose active "one": card from pair where any x in pair: x.value == 5',
+     [(2, "secrecy-legal")],
+     'let pair = choose q "two": cards from hand[q] size 2\n'
+     '    let c = choose q "one": card from pair where any x in pair: x.value == 5'),
+]
+
+
+@pytest.mark.parametrize("what,leak,where,twin", PLANTED_CHOOSE, ids=[p[0] for p in PLANTED_CHOOSE])
+def test_planted_choice_leak_reported_at_its_line(what, leak, where, twin):
+    assert [f for f in findings(leak) if f[1] == "secrecy-legal"] == where
+    assert [f for f in findings(twin) if f[1] == "secrecy-legal"] == []
+
+
+def test_the_read_of_a_legality_leak_is_the_related_place():
+    body = 'action probe() {\n  require turns >= 0 and n_fives(next_player(active)) > 0\n  effect { turns += 0 }\n}'
+    text = LEGAL.replace("BODY", body).replace(
+        "def holds_five", "def n_fives(p: player): int = count c in hand[p] where c.value == 5\ndef holds_five")
+    (d,) = [d for d in check_text(text, "t.rules").warnings if d.code == "secrecy-legal"]
+    line = text.splitlines()[d.span.line - 1]
+    assert d.related.span.line == d.span.line and d.related.span.col == line.index("n_fives") + 1
+    assert "cannot see" in d.message and "effect" in d.hint
+
+
 def test_a_condition_changed_in_the_block_does_not_reveal():
     # turns == 0 after `turns += 1` is not the turns == 0 the reveal was made under
     body = 'if turns == 0 { reveal hand[q] }\n    turns += 1\n    if turns == 0 { total = sum c in hand[q]: c.value }'

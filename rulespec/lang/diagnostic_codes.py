@@ -46,6 +46,7 @@ WARNINGS = {
     "secrecy-end": "the end of the game or its winners depend on cards some player may not see",
     "secrecy-move": "which or how many cards move, or are looked at, depends on cards some player may not see",
     "secrecy-phase": "when a phase ends or which comes next depends on cards some player may not see",
+    "secrecy-legal": "which actions are legal depends on cards the player cannot see",
 }
 
 CODES = {**ERRORS, **WARNINGS}

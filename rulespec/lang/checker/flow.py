@@ -28,17 +28,21 @@ from .flow_decisions import Showings, prefix_ends, start
 from .flow_events import event_shown_after
 from .flow_phases import family, canon, lets_of, moved_into, names, phase_entry_shown
 from .flow_labels import NONE, PUBLIC, FlowLabels, Val, either, face_up, zone_key
+from .flow_legal import FlowLegal
 
 # choices of cards: a `where` about a card picked face down need not hold (see face_down.py)
 _PICKS = ("card", "cards", "use")
 _HINT = "'announce' the outcome (an arm that holds an 'announce' is public), or 'reveal' the cards"
+_HINTS = {"secrecy-legal": "read only cards the player sees (their own 'owner' zone, public or revealed cards), "
+                           "or let them try it and test the hidden cards in the effect"}
 
 
-class FlowPass(FlowLabels):
+class FlowPass(FlowLabels, FlowLegal):
     """Mixin of the Checker: the information-flow check (run after the bodies are checked)."""
 
     def check_flow(self) -> None:
         self._fl_known: set = set()     # hidden zones that only ever receive cards everyone saw
+        self._fl_zreads: dict = {}      # read of an owner zone indexed by a local -> that local's Val
         self._fl_upcache: dict = {}     # (condition, holds) -> the zones it proves face up
         self._fl_entry = phase_entry_shown(self)  # phase -> zones shown on entering it
         self._fl_pshown: frozenset = NONE  # those of the phase whose enter block is being read
@@ -57,10 +61,12 @@ class FlowPass(FlowLabels):
             self._fl_known = known
         for (span, code), (msg, reads) in sorted(self._fl_found.items()):
             decl, pos = self._fl_found_at[(span, code)]
-            left = {r for r in reads if not self._fl_showings.shown_before(r, decl, pos)}
+            # an action's options are seen before it is taken: what it shows once taken is too late
+            before = code == "secrecy-legal" and decl is None
+            left = set(reads) if before else {r for r in reads if not self._fl_showings.shown_before(r, decl, pos)}
             if left:
                 read = min(left)  # the first read in the file that nothing made public
-                self.warning(code, span, msg, _HINT,
+                self.warning(code, span, msg, _HINTS.get(code, _HINT),
                              related=Related(read, "the hidden cards are read here"))
 
     def _fl_fixpoint(self) -> None:
@@ -93,6 +99,7 @@ class FlowPass(FlowLabels):
     # ------------------------------------------------------------------ declarations
     def _fl_all_decls(self) -> None:
         g = self.game
+        self._fl_legal_all()
         for a in self.actions.values():
             env = {}
             for p in a.params:
@@ -302,7 +309,8 @@ class FlowPass(FlowLabels):
     def _fl_stmt(self, s, env: dict, pc: frozenset) -> None:
         ex = self._fl_expr
         if isinstance(s, A.Let):
-            env[s.name] = ex(s.value, env)
+            v = ex(s.value, env)
+            env[s.name] = Val() if v is PUBLIC else v  # its own binding (flow_legal tells them apart)
             if self._fl_pshown:  # what it names, to know a zone indexed by it (flow_phases)
                 env[("$let", s.name)] = canon(s.value, lets_of(env), self.refs)
         elif isinstance(s, A.Assign):
@@ -381,7 +389,9 @@ class FlowPass(FlowLabels):
             self._fl_showings.ask(self._fl_decl, start(s.span))
             self._fl_sink(who.secret, s.chooser.span, "secrecy-target",
                           "who is asked here, or whether, depends on hidden cards", pc, at=s.span)
-            env[s.name] = self._fl_param(s.param, env)
+            self._fl_choose_legal(s, env)
+            v = self._fl_param(s.param, env)
+            env[s.name] = Val() if v is PUBLIC else v  # its own binding, as a let's
             src = _chosen_from(s.name, s.param, env)
             if src is not None:
                 env[("$in", s.name)] = src

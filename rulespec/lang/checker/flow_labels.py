@@ -85,6 +85,10 @@ class FlowLabels:
             return self._fl_call(e, env, kind, cardish)
         if isinstance(e, A.TextTemplate):
             return Val(either(*(self._fl_expr(p, env).secret for p in e.parts if isinstance(p, A.Expr))), NONE)
+        if self._fl_viewer and isinstance(e, A.BinOp) and e.op in ("==", "!="):
+            v = self._fl_picked_is(e, env)
+            if v is not None:
+                return v
         if isinstance(e, A.BinOp) and e.op in ("==", "!=") and (
                 isinstance(e.left, A.NoneLit) or isinstance(e.right, A.NoneLit)
                 or getattr(self.types.get(e.left), "name", None) == "zone"):
@@ -126,7 +130,7 @@ class FlowLabels:
     def _fl_zone(self, z, e, env: dict) -> frozenset:
         """The hidden label of a zone read: none for a public zone, one revealed in this block,
         or the deck before the first shuffle or deal."""
-        if z.visibility == "public" or _known(env, z.name) or z.name in self._fl_known or (z.name, "*") in self._fl_shown:
+        if z.visibility == "public" or self._fl_viewer and self._fl_viewer_sees(z, e) or _known(env, z.name) or z.name in self._fl_known or (z.name, "*") in self._fl_shown:
             return NONE
         key = zone_key(e)
         if key is not None:
@@ -135,6 +139,8 @@ class FlowLabels:
                 return NONE
         if self._fl_pshown and self._fl_phase_shown(z, e, env):
             return NONE
+        if z.visibility == "owner" and key is not None and key[2] is not None and env.get(key[2]) is not None:
+            self._fl_zreads[e.span] = (self._fl_decl, key[2], env[key[2]])  # whose zone: that local (flow_legal)
         return one(e.span)
 
     def _fl_picked(self, e, env: dict) -> frozenset:
@@ -196,15 +202,19 @@ class FlowLabels:
         if saved:  # a zone shown as the call names it (hand[q]) is shown as the def names it (hand[p])
             named = {a.name: p.name for p, a in zip(d.params, e.args) if isinstance(a, A.Name)}
             self._fl_shown = saved | {(z, named[i]) for z, i in saved if i in named}
-        key = (d.name, tuple((a.secret, a.hidden) for a in args), self._fl_shown, self._fl_cshown)
+        viewer, notme = self._fl_viewer, self._fl_notme
+        if viewer:  # the decider as the def names them (can_follow(active): hand[p] is theirs)
+            self._fl_viewer, self._fl_notme = self._fl_renamed(d, e, viewer), self._fl_renamed(d, e, notme)
+        key = (d.name, tuple((a.secret, a.hidden) for a in args), self._fl_shown, self._fl_cshown,
+               self._fl_viewer, self._fl_notme)
         v = self._fl_defs.get(key)
         if v is None:
             self._fl_defs[key] = PUBLIC  # no recursion (the checker refuses it), but be safe
             try:
                 v = self._fl_defs[key] = self._fl_expr(d.body, {p.name: a for p, a in zip(d.params, args)})
             finally:
-                self._fl_shown = saved
-        self._fl_shown = saved
+                self._fl_shown, self._fl_viewer, self._fl_notme = saved, viewer, notme
+        self._fl_shown, self._fl_viewer, self._fl_notme = saved, viewer, notme
         # a read inside the def is a read at this call: each call is revealed (or leaks) on its own
         return Val(_at_call(v.secret, d.body.span, e.span), _at_call(v.hidden, d.body.span, e.span))
 

@@ -134,6 +134,8 @@ def play_game(game, players: int, seed: int, options: Optional[dict], pick: Pick
             action = legal[i]
             out.choices.append(i)
             out.actions.append(action.text)
+            if trace is not None:
+                trace.act(st, action)
             doing = f"applying '{action.text}'"
             st.apply(action)
             out.steps += 1

@@ -111,6 +111,7 @@ class Leak:
     position: dict         # the re-dealt start position: zone name -> card names (for a scenario)
     expect: list           # what v saw as played, as candidate scenario steps (for a scenario)
     sigma: tuple = ()      # the re-deal: (card, the card put in its place) pairs (to replay it: cause.py)
+    chosen: tuple = ()     # (decision, text): the rivals' choices W' made with the re-dealt cards (_same_choices)
 
 
 @attrs.define
@@ -612,7 +613,8 @@ def counterfactual_check(game, players: int, seed: int, options: Optional[dict],
                     kind, message, expect = diff
                     verdict.leak = Leak(viewer, k, kind, message + f" (re-deal of {redealt} cards unseen by "
                                         f"P{viewer + 1} up to decision {cut})", cut, redealt,
-                                        _position(start, sigma, derived), expect, tuple(sorted(sigma.items())))
+                                        _position(start, sigma, derived), expect, tuple(sorted(sigma.items())),
+                                        _chosen(w, actions))
                     worst = k
                     break
                 if k == cut:
@@ -620,7 +622,8 @@ def counterfactual_check(game, players: int, seed: int, options: Optional[dict],
                     if changed is not None:
                         verdict.leak = Leak(viewer, k, "log", changed + f" (re-deal of {redealt} cards unseen by "
                                             f"P{viewer + 1} up to decision {cut})", cut, redealt,
-                                            _position(start, sigma, derived), [], tuple(sorted(sigma.items())))
+                                            _position(start, sigma, derived), [], tuple(sorted(sigma.items())),
+                                            _chosen(w, actions))
                         worst = k
                     break
                 log_from = len(w.log)
@@ -797,6 +800,12 @@ def _as_chosen(shape: tuple, m) -> tuple:
             return sorted(map(m, v))
         return sorted(map(m, v["cards"])), sorted((k, x) for k, x in v.items() if k != "cards")
     return shape[0], [part(kind, v) for kind, v in shape[1]]
+
+
+def _chosen(w, actions: Sequence[str]) -> tuple:
+    """(decision, text) of each action W' took otherwise than W's text (a rival's same choice of
+    the re-dealt cards)."""
+    return tuple((i, t) for i, (t, a) in enumerate(zip(w.history, actions)) if t != a)
 
 
 def _what(w, shape: tuple) -> str:

@@ -646,7 +646,10 @@ def counterfactual_check(game, players: int, seed: int, options: Optional[dict],
                 dropped = (k,) + why
             found = other.next(layouts, views, viewer, names, set_zones)
             if found is None:
-                verdict.drop(dropped[1], f"cut {cut}: {dropped[2]}")
+                kind = dropped[1]
+                if dropped[0] in other.refused:  # the choices made with the re-dealt cards there: why not
+                    kind = f"{kind}, and with the re-dealt cards {other.refused[dropped[0]]}"
+                verdict.drop(kind, f"cut {cut}: {dropped[2]}")
                 break
             w, sig, k, log_from = found
             verdict.realigned += 1
@@ -902,6 +905,17 @@ def _standing_for(shape: tuple, mine: tuple, sig: list, unseen: set, where: list
     return s
 
 
+def _set_order(layout, w, sig: list, set_zones: list) -> None:
+    """Put the cards of W's set zones in W's order in W' (as sig maps them), where W' holds the
+    same cards there: a set has no order in the rules, but the engine keeps one, and moving a
+    set onto a pile keeps it."""
+    for zi, (a, b) in enumerate(zip(layout, w.zones)):
+        if set_zones[zi] and len(a) == len(b):
+            want = [sig[x] for x in a]
+            if want != b and sorted(want) == sorted(b):
+                w.edit_zone(zi)[:] = want
+
+
 class _OtherChoices:
     """The rivals' choices W' made otherwise than W's text (see _same_choices), the latest last,
     each with the choices still untried: when the world is found inconsistent later, the
@@ -911,6 +925,7 @@ class _OtherChoices:
     def __init__(self):
         self.stack: list = []
         self.tries = MAX_OTHER_CHOICES
+        self.refused: dict = {}  # decision -> why the last choice tried there was not kept (for the tally)
 
     def push(self, k: int, w, sig: list, log_from: int, shape: tuple, unseen: set, set_zones: list) -> None:
         """W' at decision k, where the rival's recorded action (`shape`) is not legal."""
@@ -925,14 +940,21 @@ class _OtherChoices:
             for a, s in choices:
                 self.tries -= 1
                 c = w0.clone()
+                if s != sig0:  # W's order in the set zones whose hidden cards swapped roles (see _realign)
+                    _set_order(layouts[k], c, s, set_zones)
                 try:
                     c.apply(a)
                 except EngineError:
+                    self.refused[k] = "an error"
                     continue
                 if _realign(layouts[k + 1], c, s, names, set_zones) == _OUT_OF_STEP:
+                    self.refused[k] = "other cards move"
                     continue
-                if _view(c, viewer, log_from) == tuple(views[k + 1]):
+                view = _view(c, viewer, log_from)
+                if view == tuple(views[k + 1]):
                     return c, s, k + 1, log_from
+                self.refused[k] = ("an announcement reads otherwise" if view[4] != views[k + 1][4]
+                                   else "the viewer sees otherwise")
                 if self.tries <= 0:
                     break
             else:

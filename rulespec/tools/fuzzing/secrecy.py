@@ -598,10 +598,11 @@ def counterfactual_check(game, players: int, seed: int, options: Optional[dict],
         log_from = len(w.log)
         other = _OtherChoices()  # rivals' choices W' made otherwise, to try again should W' be dropped
         dropped = None  # (decision, kind, why): the furthest decision at which W' was found inconsistent
-        k = 0
+        k = compared = 0
         while k <= min(cut, worst - 1):
             mine = _view(w, viewer, log_from if k else 0)
             verdict.compared += 1
+            compared += 1
             why = None
             if mine != views[k] and mine[4] != views[k][4]:
                 # the rules announced something else here: W' contradicts the public record
@@ -635,7 +636,8 @@ def counterfactual_check(game, players: int, seed: int, options: Optional[dict],
                                                                                     actions)
                     if rival:  # a rival's choice among cards v never saw: the same choice of the re-dealt cards
                         other.push(k, w, sig, log_from, acts[k], unseen, set_zones)
-                    why = (f"not legal: {_what(w, acts[k])}", f"after {k} decisions '{text}' is not legal in the re-deal")
+                    why = (f"not legal: {_what(w, acts[k])}",
+                           f"after {k} decisions '{text}' is not legal in the re-deal")
                 else:
                     w, sig, why = _play(w, text, k, rival, sig, layouts, views, viewer, log_from, names, set_zones,
                                         verdict)
@@ -644,7 +646,10 @@ def counterfactual_check(game, players: int, seed: int, options: Optional[dict],
                         continue
             if dropped is None or k >= dropped[0]:
                 dropped = (k,) + why
-            found = other.next(layouts, views, viewer, names, set_zones)
+            # (a search that replays the world over and over is given up: a few times its length)
+            found = None
+            if compared <= MAX_REPLAYS * (cut + 1):
+                found = other.next(layouts, views, viewer, names, set_zones)
             if found is None:
                 kind = dropped[1]
                 if dropped[0] in other.refused:  # the choices made with the re-dealt cards there: why not
@@ -821,6 +826,7 @@ def _what(w, shape: tuple) -> str:
 
 MAX_SAME_CHOICE = 5000  # a decision with more legal actions is not searched for the same choice
 MAX_OTHER_CHOICES = 64   # the rivals' other choices tried in one world before it is dropped
+MAX_REPLAYS = 4          # ... and the decisions compared in it, at most this many times its cut
 
 
 def _same_choices(w, shape: tuple, sig: list, unseen: set, set_zones: list):

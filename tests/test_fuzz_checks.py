@@ -317,3 +317,19 @@ def test_the_command_line_says_which_rates_were_used(tmp_path):
     text = _text(r.stdout)
     assert r.returncode == 0 and "rate 1: 4 of 4 games checked" in text
     assert "every game replayed (--check-rate 1)" in text and "4 of 4 games replayed" in text
+
+
+def test_the_report_says_why_re_deals_were_dropped(tmp_path):
+    """Re-deals dropped as inconsistent with the public history are tallied by reason: the report
+    names the commonest, --json all of them (dropped_by), and they add up to the dropped."""
+    lab = str(ROOT / "tests" / "rules" / "secrecy_cause.rules")  # leak=false: every check is announced
+    out = tmp_path / "s.json"
+    r = subprocess.run([sys.executable, "-m", "rulespec.tools.cli", "fuzz", lab, "--games", "20", "--workers", "1",
+                        "--counterfactual-rate", "1", "--option", "leak=false", "--json", str(out),
+                        "--out", str(tmp_path), "-q"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    cf = json.loads(out.read_text())["counterfactual"]
+    assert cf["dropped"] > 0 and sum(cf["dropped_by"].values()) == cf["dropped"], cf
+    assert set(cf["dropped_by"]) == {"an announcement reads otherwise"}, cf
+    n = cf["dropped_by"]["an announcement reads otherwise"]
+    assert f"dropped as inconsistent with the public history ({n} an announcement reads otherwise)" in _text(r.stdout)

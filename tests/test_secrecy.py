@@ -38,6 +38,7 @@ ANNOUNCE = str(ROOT / "tests" / "rules" / "secrecy_announce.rules")
 DISCARD = str(ROOT / "tests" / "rules" / "secrecy_discard.rules")
 RANDOM = str(ROOT / "tests" / "rules" / "secrecy_random.rules")
 SETUP_CHOICE = str(ROOT / "tests" / "rules" / "secrecy_setup_choice.rules")
+OFFERED = str(ROOT / "tests" / "rules" / "secrecy_offered.rules")
 CHECK = S.CHECK
 
 # Found by `rulespec fuzz games/chuhan.rules --games 12` (game #6, seed 6, viewer P2), shrunk
@@ -181,6 +182,37 @@ def test_the_rulebook_says_what_everyone_is_told():
 
 
 # ====================================================================== 2c. a rival's hidden choice
+def _offered_game(game, seed: int, options: dict) -> list:
+    """A game of the offered lab: each player keeps the first two cards offered, then 4 passes."""
+    st = game.new_state(players=2, seed=seed, options=options)
+    actions = []
+    while not st.terminal:
+        actions.append(st.legal_actions()[0].text)
+        st.apply(actions[-1])
+    return actions
+
+
+def test_a_rivals_choice_among_cards_offered_face_down_is_made_with_the_re_dealt_cards():
+    """P2 keeps two of three cards only P2 sees; a re-deal offers P2 other cards, so the recorded
+    choice (naming the cards kept) is not legal there.  The check makes the same choice with the
+    re-dealt cards: the re-deals are compared, not dropped (they all were), and a leak of the
+    kept cards (`leak`: the first pass logs their total) is found through them."""
+    game = interpreter.load(OFFERED)
+    worlds = dropped = leaks = 0
+    for seed in range(12):
+        actions = _offered_game(game, seed, {})
+        v = S.counterfactual_check(game, 2, seed, {}, actions, viewer=0)
+        assert v.ok, (seed, v.leak)
+        worlds, dropped = worlds + v.worlds, dropped + v.dropped
+        leaky = S.counterfactual_check(game, 2, seed, {"leak": True}, _offered_game(game, seed, {"leak": True}),
+                                       viewer=0)
+        leaks += not leaky.ok
+        if not leaky.ok:
+            assert "P1's log differs: 'P2 kept" in leaky.leak.message and leaky.leak.chosen, leaky.leak
+    assert worlds > 12 and dropped == 0, (worlds, dropped)
+    assert leaks >= 6, leaks
+
+
 def test_a_face_down_choice_is_replayed_as_the_choice_that_takes_the_card_in_its_place():
     """A re-deal can put the card P1 discarded elsewhere in P1's hand; the recorded text would
     then take it from there, shift the hand, and the reshuffle would turn up another card -- a

@@ -316,6 +316,18 @@ def _check_rate_line(result) -> str:
             f"turn and the cards that moved at every decision (--check-rate 1: everything everywhere)")
 
 
+DROP_REASONS_SHOWN = 3  # the commonest reasons for dropping re-deals named in the report (--json: all)
+
+
+def _drops_why(t) -> str:
+    """The commonest reasons re-deals were dropped, as " (N: reason, ...)"; empty when none were."""
+    if not t.cf_drops:
+        return ""
+    top = t.cf_drops.most_common(DROP_REASONS_SHOWN)
+    more = len(t.cf_drops) - len(top)
+    return " (" + ", ".join(f"{n} {why}" for why, n in top) + (f", {more} other reasons" if more > 0 else "") + ")"
+
+
 def _counterfactual_line(result) -> str:
     t = result.totals
     if result.counterfactual_rate <= 0:
@@ -324,7 +336,7 @@ def _counterfactual_line(result) -> str:
     every = " (--counterfactual-rate 1: every game)" if result.counterfactual_rate < 1 else ""
     line = (f"rate {result.counterfactual_rate:g}: {t.cf_games} of {t.games} games checked, {t.cf_worlds} re-deals "
             f"compared over {t.cf_decisions} decisions, {t.cf_dropped} dropped as inconsistent with the public "
-            f"history; {t.cf_seconds:.1f} CPU s{share}{every}")
+            f"history{_drops_why(t)}; {t.cf_seconds:.1f} CPU s{share}{every}")
     if result.compared_nothing:  # a silent check is no evidence: say why it was silent
         note = _nothing_compared(t)
         return f"{line}. {note[0].upper()}{note[1:]}"

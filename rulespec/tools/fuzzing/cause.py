@@ -105,7 +105,8 @@ class Names:
 def counterfactual_cause(game, failure, options: Optional[dict], path: Optional[str] = None) -> Optional[dict]:
     """The cause of a counterfactual failure (its `detail` names the viewer, the decision and the
     re-deal): a dict (see module doc), or None when the failure carries no re-deal."""
-    from .secrecy import _OUT_OF_STEP, _Steer, _back_in_step, _follow_places, _realign, _view, dealt_again, relabelled
+    from .secrecy import (_OUT_OF_STEP, _Steer, _back_in_step, _follow_places, _realign, _same_choices, _shape,
+                          _view, dealt_again, relabelled)
     d = failure.detail or {}
     if "sigma" not in d:
         return None
@@ -118,9 +119,12 @@ def counterfactual_cause(game, failure, options: Optional[dict], path: Optional[
     start = w.clone()
     layouts, views = [], []  # W after each action: where every card lies, what v sees (to keep W' in step)
     picked = []  # W's random picks in each action: (site, item)
+    shapes = []  # W's actions as secrecy._shape gives them (to make a rival's choice with the re-dealt cards)
+    chosen = {i: t for i, t in d.get("chosen", [])}
     for i, text in enumerate(actions):
         played.mark(i)
         log_from = len(w.log)
+        shapes.append(_shape(w, next((a for a in w.legal_actions() if a.text == text), None)) if i in chosen else None)
         with _Steer() as steer:
             w.apply(text)
         picked.append(steer.picked)
@@ -142,6 +146,15 @@ def counterfactual_cause(game, failure, options: Optional[dict], path: Optional[
     parted: dict = {}  # segment -> the sites of random picks that took another item in W' (out of step)
     for i, text in enumerate(actions):
         redealt.mark(i)
+        if i in chosen and shapes[i] is not None:  # the check made this rival's choice with the re-dealt cards
+            made = next((s for a, s in _same_choices(other, shapes[i], sig, set(sigma), set_zones)
+                         if a.text == chosen[i]), None)
+            if made is None:
+                break
+            other.apply(chosen[i])
+            sig = made
+            _realign(layouts[i], other, sig, names, set_zones)
+            continue
         if text not in other.legal_action_strings():
             break
         # kept in step as the check keeps it (secrecy.py): copies swap, a rival's hidden choice

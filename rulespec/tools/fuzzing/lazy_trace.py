@@ -51,6 +51,7 @@ class LazyTrace(Trace):
     def prefix(self, k: int) -> "LazyTrace":
         t = LazyTrace(self.viewer)
         t.start, t.views, t.layouts = self.start, self.views[:k + 1], self.layouts[:k + 1]
+        t.acts = self.acts[:k]
         t.seen = [d if d <= k else -1 for d in self.seen]
         t.moved = [d if d <= k else -1 for d in self.moved]
         return t

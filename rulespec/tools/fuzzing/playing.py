@@ -134,6 +134,8 @@ def play_game(game, players: int, seed: int, options: Optional[dict], pick: Pick
             action = legal[i]
             out.choices.append(i)
             out.actions.append(action.text)
+            if trace is not None:
+                trace.act(st, action)
             doing = f"applying '{action.text}'"
             st.apply(action)
             out.steps += 1
@@ -250,6 +252,8 @@ def _counterfactual(game, players: int, seed: int, options: Optional[dict], out:
         out.detail = {"viewer": leak.viewer, "decision": leak.decision, "kind": leak.kind, "cut": leak.cut,
                       "redealt": leak.redealt, "position": leak.position, "expect": leak.expect,
                       "sigma": [list(p) for p in leak.sigma]}
+        if leak.chosen:  # (the rivals' choices the re-deal made with its own cards: cause.py replays them)
+            out.detail["chosen"] = [list(p) for p in leak.chosen]
 
 
 def _refuses(st, legal: list, text: str) -> Optional[str]:

@@ -82,6 +82,7 @@ class ChunkResult:
     cf_games: int = 0        # games given the counterfactual secrecy check
     cf_worlds: int = 0       # re-deals compared
     cf_dropped: int = 0      # re-deals dropped as inconsistent with the public history
+    cf_drops: Counter = attrs.field(factory=Counter)  # why re-deals were dropped: a kind of reason -> how many
     cf_decisions: int = 0    # decisions compared
     cf_empty: int = 0        # games checked in which no re-deal was compared
     cf_visible: int = 0      # of those, games with fewer than two cards ever hidden from the viewer (nothing to re-deal)
@@ -101,6 +102,7 @@ class ChunkResult:
         self.cf_games += other.cf_games
         self.cf_worlds += other.cf_worlds
         self.cf_dropped += other.cf_dropped
+        self.cf_drops.update(other.cf_drops)
         self.cf_decisions += other.cf_decisions
         self.cf_empty += other.cf_empty
         self.cf_visible += other.cf_visible
@@ -175,7 +177,8 @@ class FuzzResult:
             "state_check_rate": self.state_check_rate,
             "state_checks": {"rate": self.state_check_rate, "decisions": t.checked, "replayed": t.replayed},
             "counterfactual": {"rate": self.counterfactual_rate, "games": t.cf_games, "worlds": t.cf_worlds,
-                               "dropped": t.cf_dropped, "decisions": t.cf_decisions,
+                               "dropped": t.cf_dropped, "dropped_by": dict(t.cf_drops.most_common()),
+                               "decisions": t.cf_decisions,
                                "games_without_redeal": t.cf_empty, "games_all_visible": t.cf_visible,
                                "nothing_to_compare": self.compared_nothing},
         }

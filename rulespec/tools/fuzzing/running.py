@@ -62,6 +62,7 @@ def run_chunk(payload: tuple) -> tuple[int, ChunkResult]:
             res.cf_games += 1
             res.cf_worlds += out.counterfactual.worlds
             res.cf_dropped += out.counterfactual.dropped
+            res.cf_drops.update(out.counterfactual.drops)
             res.cf_decisions += out.counterfactual.compared
             res.cf_empty += out.counterfactual.worlds == 0
             res.cf_visible += out.counterfactual.worlds == 0 and out.counterfactual.hidden < 2

@@ -90,7 +90,7 @@ import attrs
 from interpreter import rng as rng_module
 from interpreter.choices import ask_again
 from interpreter.errors import EngineError
-from interpreter.state import State
+from interpreter.state import CHOICE, State
 
 from .checks import first_different_line
 
@@ -111,6 +111,7 @@ class Leak:
     position: dict         # the re-dealt start position: zone name -> card names (for a scenario)
     expect: list           # what v saw as played, as candidate scenario steps (for a scenario)
     sigma: tuple = ()      # the re-deal: (card, the card put in its place) pairs (to replay it: cause.py)
+    chosen: tuple = ()     # (decision, text): the rivals' choices W' made with the re-dealt cards (_same_choices)
 
 
 @attrs.define
@@ -125,6 +126,15 @@ class Verdict:
     realigned: int = 0  # decisions after which a re-deal had to be put back in step (see _realign)
     hidden: int = 0     # the most cards in play hidden from v up to a cut (below 2: nothing to re-deal)
     reasons: list = attrs.field(factory=list)  # why worlds were dropped (first few)
+    drops: dict = attrs.field(factory=dict)    # why worlds were dropped: a kind of reason -> how many
+
+    def drop(self, kind: str, why: str) -> None:
+        """A world dropped as inconsistent with the public history: `kind` says why in a few
+        words (tallied), `why` in full (the first few kept)."""
+        self.dropped += 1
+        self.drops[kind] = self.drops.get(kind, 0) + 1
+        if len(self.reasons) < 5:
+            self.reasons.append(why)
 
     @property
     def ok(self) -> bool:
@@ -467,6 +477,7 @@ class Trace:
         self.moved: list = []
         self.views: list = []
         self.layouts: list = []
+        self.acts: list = []   # each recorded action as _shape gives it (see act; may be left empty)
         self._log_from = 0
         self._revealed = None  # the zones revealed at the last decision recorded (None: none recorded)
 
@@ -490,10 +501,16 @@ class Trace:
         self.layouts.append(tuple(tuple(z) for z in st.zones))  # tuples of ints: untracked by the GC
         self._log_from = len(st.log)
 
+    def act(self, st, action) -> None:
+        """Record the action about to be taken at this decision: which cards it names (to make
+        the same choice with the re-dealt cards, see _same_choice)."""
+        self.acts.append(_shape(st, action))
+
     def prefix(self, k: int) -> "Trace":
         """The trace of the first k decisions' game (cards first seen later are unseen there)."""
         t = Trace(self.viewer)
         t.start, t.views, t.layouts = self.start, self.views[:k + 1], self.layouts[:k + 1]
+        t.acts = self.acts[:k]
         t.seen = [d if d <= k else -1 for d in self.seen]
         t.moved = [d if d <= k else -1 for d in self.moved]
         return t
@@ -506,9 +523,28 @@ def record_trace(game, players: int, seed: int, options: Optional[dict], actions
     trace = Trace(viewer)
     for text in actions:
         trace.record(st)
-        st.apply(text)
+        action = _legal_named(st, text)
+        trace.act(st, action)
+        st.apply(action)
     trace.record(st)
     return trace
+
+
+def _legal_named(st, text: str):
+    """The legal action whose text is `text` (the text itself when none is: applying it says why)."""
+    return next((a for a in st.legal_actions() if a.text == text), text)
+
+
+def recorded_acts(game, players: int, seed: int, options: Optional[dict], actions: Sequence[str]) -> list:
+    """Each recorded action as _shape gives it, by replaying the game (for a trace that did not
+    record them)."""
+    st = game.new_state(players=players, seed=seed, options=dict(options or {}))
+    acts = []
+    for text in actions:
+        action = _legal_named(st, text)
+        acts.append(_shape(st, action))
+        st.apply(action)
+    return acts
 
 
 def counterfactual_check(game, players: int, seed: int, options: Optional[dict], actions: Sequence[str],
@@ -536,6 +572,7 @@ def counterfactual_check(game, players: int, seed: int, options: Optional[dict],
     names = getattr(st.prog, "card_kind", None) or st.prog.card_names
     worst = n + 1  # a leak must come before this decision to be the first one
     groups = shuffle_groups(game, players, seed, options, start)
+    acts = None  # W's actions as _shape gives them (the trace's, or replayed when first needed)
     for cut in (cuts if cuts is not None else cuts_for(n)):
         cut = min(cut, n)
         unseen = {c for c, k in enumerate(seen) if (k == -1 or k > cut) and playing[c]}
@@ -551,8 +588,7 @@ def counterfactual_check(game, players: int, seed: int, options: Optional[dict],
             if w is None:
                 w = relabelled(start, game, sigma)
         except EngineError as e:  # a re-deal the engine refuses: no world to compare
-            verdict.dropped += 1
-            verdict.reasons.append(f"cut {cut}: the re-deal was refused: {e}")
+            verdict.drop("the engine refused the re-deal", f"cut {cut}: the re-deal was refused: {e}")
             continue
         verdict.worlds += 1
         redealt = sum(1 for a, b in sigma.items() if a != b)
@@ -560,63 +596,95 @@ def counterfactual_check(game, players: int, seed: int, options: Optional[dict],
         for a, b in sigma.items():
             sig[a] = b
         log_from = len(w.log)
-        for k in range(min(cut, worst - 1) + 1):
+        other = _OtherChoices()  # rivals' choices W' made otherwise, to try again should W' be dropped
+        dropped = None  # (decision, kind, why): the furthest decision at which W' was found inconsistent
+        k = compared = 0
+        while k <= min(cut, worst - 1):
             mine = _view(w, viewer, log_from if k else 0)
             verdict.compared += 1
+            compared += 1
+            why = None
             if mine != views[k] and mine[4] != views[k][4]:
                 # the rules announced something else here: W' contradicts the public record
-                verdict.dropped += 1
-                if len(verdict.reasons) < 5:
-                    verdict.reasons.append(f"cut {cut}: after {k} decisions the re-deal announces "
-                                           f"{mine[4]!r}, not {views[k][4]!r}")
-                break
-            diff = None if mine == views[k] else _describe(viewer, _unpack(views[k]), _unpack(mine))
-            if diff is not None:
-                kind, message, expect = diff
-                verdict.leak = Leak(viewer, k, kind, message + f" (re-deal of {redealt} cards unseen by "
-                                    f"P{viewer + 1} up to decision {cut})", cut, redealt,
-                                    _position(start, sigma, derived), expect, tuple(sorted(sigma.items())))
-                worst = k
-                break
-            if k == cut:
-                changed = _past_changed(w, viewer, views, k)
-                if changed is not None:
-                    verdict.leak = Leak(viewer, k, "log", changed + f" (re-deal of {redealt} cards unseen by "
+                why = ("an announcement reads otherwise",
+                       f"after {k} decisions the re-deal announces {mine[4]!r}, not {views[k][4]!r}")
+            else:
+                diff = None if mine == views[k] else _describe(viewer, _unpack(views[k]), _unpack(mine))
+                if diff is not None:
+                    kind, message, expect = diff
+                    verdict.leak = Leak(viewer, k, kind, message + f" (re-deal of {redealt} cards unseen by "
                                         f"P{viewer + 1} up to decision {cut})", cut, redealt,
-                                        _position(start, sigma, derived), [], tuple(sorted(sigma.items())))
+                                        _position(start, sigma, derived), expect, tuple(sorted(sigma.items())),
+                                        _chosen(w, actions))
                     worst = k
+                    break
+                if k == cut:
+                    changed = _past_changed(w, viewer, views, k)
+                    if changed is not None:
+                        verdict.leak = Leak(viewer, k, "log", changed + f" (re-deal of {redealt} cards unseen by "
+                                            f"P{viewer + 1} up to decision {cut})", cut, redealt,
+                                            _position(start, sigma, derived), [], tuple(sorted(sigma.items())),
+                                            _chosen(w, actions))
+                        worst = k
+                    break
+                log_from = len(w.log)
+                text = actions[k]
+                rival = w.current_player != viewer
+                if text not in w.legal_action_strings():
+                    if acts is None:
+                        acts = trace.acts if len(trace.acts) >= n else recorded_acts(game, players, seed, options,
+                                                                                    actions)
+                    if rival:  # a rival's choice among cards v never saw: the same choice of the re-dealt cards
+                        other.push(k, w, sig, log_from, acts[k], unseen, set_zones)
+                    why = (f"not legal: {_what(w, acts[k])}",
+                           f"after {k} decisions '{text}' is not legal in the re-deal")
+                else:
+                    w, sig, why = _play(w, text, k, rival, sig, layouts, views, viewer, log_from, names, set_zones,
+                                        verdict)
+                    if why is None:
+                        k += 1
+                        continue
+            if dropped is None or k >= dropped[0]:
+                dropped = (k,) + why
+            # (a search that replays the world over and over is given up: a few times its length)
+            found = None
+            if compared <= MAX_REPLAYS * (cut + 1):
+                found = other.next(layouts, views, viewer, names, set_zones)
+            if found is None:
+                kind = dropped[1]
+                if dropped[0] in other.refused:  # the choices made with the re-dealt cards there: why not
+                    kind = f"{kind}, and with the re-dealt cards {other.refused[dropped[0]]}"
+                verdict.drop(kind, f"cut {cut}: {dropped[2]}")
                 break
-            log_from = len(w.log)
-            text = actions[k]
-            if text not in w.legal_action_strings():
-                verdict.dropped += 1
-                if len(verdict.reasons) < 5:
-                    verdict.reasons.append(f"cut {cut}: after {k} decisions '{text}' is not legal in the re-deal")
-                break
-            # kept to try the corresponding action or chance outcome, should W' fall out of step (below)
-            before = (w.clone(), list(sig))
-            rival = w.current_player != viewer
-            picks = _Steer()
-            try:
-                with picks:
-                    w.apply(text)
-            except EngineError as e:
-                verdict.dropped += 1
-                if len(verdict.reasons) < 5:
-                    verdict.reasons.append(f"cut {cut}: after {k} decisions, applying '{text}': {e}")
-                break
-            step = _realign(layouts[k + 1], w, sig, names, set_zones)
-            if step == _OUT_OF_STEP:
-                found = _back_in_step(before, text, rival, picks.sizes, layouts[k + 1], views[k + 1], viewer,
-                                      log_from, names, set_zones)
-                if found is not None:
-                    w, sig = found[:2]
-                    step = 1
-            if step == _OUT_OF_STEP:  # the worlds really differ here: follow the places from now on
-                _follow_places(layouts[k + 1], w, sig)
-                step = 1
-            verdict.realigned += step
+            w, sig, k, log_from = found
+            verdict.realigned += 1
     return verdict
+
+
+def _play(w, text: str, k: int, rival: bool, sig: list, layouts, views, viewer: int, log_from: int, names: list,
+          set_zones: list, verdict: Verdict):
+    """Apply the recorded action `text` (legal in W') to W' and put W' back in step with W:
+    (W' state, sig, None) after it, or (W', sig, (kind, why)) when W' errs."""
+    # kept to try the corresponding action or chance outcome, should W' fall out of step (below)
+    before = (w.clone(), list(sig))
+    picks = _Steer()
+    try:
+        with picks:
+            w.apply(text)
+    except EngineError as e:
+        return w, sig, ("an error in the re-deal", f"after {k} decisions, applying '{text}': {e}")
+    step = _realign(layouts[k + 1], w, sig, names, set_zones)
+    if step == _OUT_OF_STEP:
+        found = _back_in_step(before, text, rival, picks.sizes, layouts[k + 1], views[k + 1], viewer,
+                              log_from, names, set_zones)
+        if found is not None:
+            w, sig = found[:2]
+            step = 1
+    if step == _OUT_OF_STEP:  # the worlds really differ here: follow the places from now on
+        _follow_places(layouts[k + 1], w, sig)
+        step = 1
+    verdict.realigned += step
+    return w, sig, None
 
 
 class _Steer:
@@ -707,6 +775,197 @@ def _corresponding_action(before: tuple, text: str, layout, view_after, viewer: 
             continue
         return c, s
     return None
+
+
+# ---------------------------------------------------------------------- the same choice, re-dealt
+def _shape(st, action) -> tuple:
+    """An action as (name, parts): each of its parameters as (kind, value), kind "card", "cards"
+    or "use" where the value names cards (a choice's answer is one parameter, of the kind it
+    asks for; an answer of the engine's own choices names the cards it lists), None otherwise."""
+    name = action.name
+    if name == CHOICE:
+        pend = st.pending or {}
+        value = action.params[0][1]
+        named = pend.get("named")
+        if named is not None:
+            return name, (("cards", named[pend["options"].index(value)]),)
+        kind = pend.get("param")
+        return name, ((kind if kind in ("card", "cards", "use") else None, value),)
+    act = st.prog.actions.get(name)
+    slots = dict(act.card_slots) if act is not None else {}
+    return name, tuple((slots.get(p), v) for p, v in action.params)
+
+
+def _as_chosen(shape: tuple, m) -> tuple:
+    """A shape with every card c it names as m(c), sets of cards in no order: two actions with the
+    same form make the same choice (m: a W card to the W' card in its place; identity for W')."""
+    def part(kind, v):
+        if kind is None or v is None:
+            return v
+        if kind == "card":
+            return m(v)
+        if kind == "cards":
+            return sorted(map(m, v))
+        return sorted(map(m, v["cards"])), sorted((k, x) for k, x in v.items() if k != "cards")
+    return shape[0], [part(kind, v) for kind, v in shape[1]]
+
+
+def _chosen(w, actions: Sequence[str]) -> tuple:
+    """(decision, text) of each action W' took otherwise than W's text (a rival's same choice of
+    the re-dealt cards)."""
+    return tuple((i, t) for i, (t, a) in enumerate(zip(w.history, actions)) if t != a)
+
+
+def _what(w, shape: tuple) -> str:
+    """The kind of decision a recorded action answered, in a few words (for the tally of drops)."""
+    if shape[0] == CHOICE:
+        prompt = (w.pending or {}).get("prompt")
+        return f"the answer to '{prompt}'" if prompt else "an answer to a choice"
+    return f"'{shape[0]}'"
+
+
+MAX_SAME_CHOICE = 5000  # a decision with more legal actions is not searched for the same choice
+MAX_OTHER_CHOICES = 64   # the rivals' other choices tried in one world before it is dropped
+MAX_REPLAYS = 4          # ... and the decisions compared in it, at most this many times its cut
+
+
+def _same_choices(w, shape: tuple, sig: list, unseen: set, set_zones: list):
+    """The rival's actions in W' that make W's choice (`shape`) with the re-dealt cards, each
+    with the sig that follows from it (W's card -> the card in its place in W'): first the
+    choice of the cards in the places of those W's action named (the other parameters as in W),
+    then the choices of other cards v never saw in the same set zones (a set has no order: which
+    of its hidden cards took which one's place is for the check to say, so the chosen ones are
+    made to stand for W's chosen ones).
+
+    The recorded text names cards by name: where a rival chose among cards v never saw (the
+    generals offered to them face down), the re-deal put other cards there and the text is not
+    legal in W'.  The rival could as well have chosen the cards there, and v sees no difference
+    (v's log masks a choice of cards v cannot see); whether v sees the same after it is for
+    the caller to compare (_OtherChoices: an announcement that follows from the choice, say,
+    must read the same)."""
+    if w.count_actions() > MAX_SAME_CHOICE:
+        return
+    n_cards = len(sig)
+    want = _as_chosen(shape, lambda c: sig[c] if 0 <= c < n_cards else c)
+    others = []
+    for a in w.legal_actions():
+        if a.name != shape[0]:
+            continue
+        mine = _shape(w, a)
+        if _as_chosen(mine, _same) == want:
+            yield a, list(sig)
+        else:
+            others.append((a, mine))
+    for a, mine in others:
+        s = _standing_for(shape, mine, sig, unseen, w.where, set_zones)
+        if s is not None:
+            yield a, s
+
+
+def _same(c):
+    return c
+
+
+def _standing_for(shape: tuple, mine: tuple, sig: list, unseen: set, where: list, set_zones: list):
+    """sig made so that the cards W' action `mine` names stand for those W's action (`shape`)
+    named, by swapping, within one set zone, cards v never saw; None when they cannot (another
+    count or zone, other parameters, a card v saw)."""
+    if len(shape[1]) != len(mine[1]):
+        return None
+    n_cards = len(sig)
+    pairs = {}  # zone -> ([W's cards], [W' cards]) still to pair
+    for (kind, v), (kind2, v2) in zip(shape[1], mine[1]):
+        if kind != kind2:
+            return None
+        if kind is None or v is None or v2 is None:
+            if v != v2:
+                return None
+            continue
+        if kind == "use":
+            if {k: x for k, x in v.items() if k != "cards"} != {k: x for k, x in v2.items() if k != "cards"}:
+                return None
+            v, v2 = v["cards"], v2["cards"]
+        xs, ys = ([v], [v2]) if kind == "card" else (list(v), list(v2))
+        if len(xs) != len(ys) or any(not 0 <= c < n_cards for c in xs + ys):
+            return None
+        for x in xs:
+            if sig[x] in ys:
+                ys.remove(sig[x])
+            else:
+                pairs.setdefault(where[sig[x]], ([], []))[0].append(x)
+        for y in ys:
+            pairs.setdefault(where[y], ([], []))[1].append(y)
+    s = list(sig)
+    inv = [0] * n_cards
+    for x, y in enumerate(s):
+        inv[y] = x
+    for zone, (xs, ys) in pairs.items():
+        if len(xs) != len(ys) or not set_zones[zone]:
+            return None
+        for x, y in zip(xs, ys):
+            x2 = inv[y]  # W's card in the place of y
+            if x not in unseen or x2 not in unseen:
+                return None
+            y2 = s[x]
+            s[x], s[x2], inv[y], inv[y2] = y, y2, x, x2
+    return s
+
+
+def _set_order(layout, w, sig: list, set_zones: list) -> None:
+    """Put the cards of W's set zones in W's order in W' (as sig maps them), where W' holds the
+    same cards there: a set has no order in the rules, but the engine keeps one, and moving a
+    set onto a pile keeps it."""
+    for zi, (a, b) in enumerate(zip(layout, w.zones)):
+        if set_zones[zi] and len(a) == len(b):
+            want = [sig[x] for x in a]
+            if want != b and sorted(want) == sorted(b):
+                w.edit_zone(zi)[:] = want
+
+
+class _OtherChoices:
+    """The rivals' choices W' made otherwise than W's text (see _same_choices), the latest last,
+    each with the choices still untried: when the world is found inconsistent later, the
+    latest choice is made otherwise (a search for a world v cannot tell from W, within
+    MAX_OTHER_CHOICES tries)."""
+
+    def __init__(self):
+        self.stack: list = []
+        self.tries = MAX_OTHER_CHOICES
+        self.refused: dict = {}  # decision -> why the last choice tried there was not kept (for the tally)
+
+    def push(self, k: int, w, sig: list, log_from: int, shape: tuple, unseen: set, set_zones: list) -> None:
+        """W' at decision k, where the rival's recorded action (`shape`) is not legal."""
+        w0, sig0 = w.clone(), list(sig)
+        self.stack.append((k, w0, sig0, log_from, _same_choices(w0, shape, sig0, unseen, set_zones)))
+
+    def next(self, layouts, views, viewer: int, names: list, set_zones: list):
+        """(W' state, sig, the decision after the choice, log_from) after the next untried choice
+        that leaves W' in step with W and shows v what W did, or None."""
+        while self.stack and self.tries > 0:
+            k, w0, sig0, log_from, choices = self.stack[-1]
+            for a, s in choices:
+                self.tries -= 1
+                c = w0.clone()
+                if s != sig0:  # W's order in the set zones whose hidden cards swapped roles (see _realign)
+                    _set_order(layouts[k], c, s, set_zones)
+                try:
+                    c.apply(a)
+                except EngineError:
+                    self.refused[k] = "an error"
+                    continue
+                if _realign(layouts[k + 1], c, s, names, set_zones) == _OUT_OF_STEP:
+                    self.refused[k] = "other cards move"
+                    continue
+                view = _view(c, viewer, log_from)
+                if view == tuple(views[k + 1]):
+                    return c, s, k + 1, log_from
+                self.refused[k] = ("an announcement reads otherwise" if view[4] != views[k + 1][4]
+                                   else "the viewer sees otherwise")
+                if self.tries <= 0:
+                    break
+            else:
+                self.stack.pop()
+        return None
 
 
 def _in_play(start, moved: list) -> list:

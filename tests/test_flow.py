@@ -296,7 +296,7 @@ def _secrecy(path: str) -> list:
     return [d for d in check_file(path).warnings if d.code.startswith("secrecy-")]
 
 
-LEAKY_LABS = {"secrecy_announce.rules", "secrecy_cause.rules", "secrecy_planted.rules", "secrecy_setup.rules", "secrecy_window.rules"}
+LEAKY_LABS = {"secrecy_announce.rules", "secrecy_cause.rules", "secrecy_offered.rules", "secrecy_planted.rules", "secrecy_setup.rules", "secrecy_window.rules"}
 
 
 @pytest.mark.parametrize("path", sorted(glob.glob(str(ROOT / "games" / "*.rules")))
@@ -324,6 +324,7 @@ def test_the_example_of_the_docs():
 @pytest.mark.parametrize("name,where", [
     ("secrecy_planted.rules", [(43, "secrecy-var"), (53, "secrecy-var")]),  # hint = next_hand_value()
     ("secrecy_window.rules", [(33, "secrecy-target")]),   # the window asks only Counter holders
+    ("secrecy_offered.rules", [(35, "secrecy-log")]),     # the total of the rival's kept cards (leak=true)
     ("secrecy_setup.rules", [(38, "secrecy-var")]),       # the published total (option leak)
     ("secrecy_announce.rules", [(37, "secrecy-log"), (38, "secrecy-move"), (40, "secrecy-log"),
                                 (42, "secrecy-var")]),    # the answers as log lines (announce=false)

@@ -93,7 +93,8 @@ def _emit_step(st, env):
             env["jobs"] = None
             env["t"] += 1
             if "secret_asked" in env:  # (the next timing's jobs are numbered afresh)
-                del env["secret_asked"], env["secret_used"]
+                env.pop("secret_asked")
+                env.pop("secret_used", None)
             continue
         r = _secret_job(st, env, jobs[i]) if jobs[i][1] == SECRET else _job(st, env, jobs, i)
         if r is not None:

@@ -35,7 +35,7 @@ from __future__ import annotations
 from .abilities import could_apply, face_down_holders, face_down_in, instances
 from .frames import EMIT_BLOCK
 from .owner_keys import key_player
-from .static_conditions import live_copies
+from .static_conditions import live_copies, live_only
 from .trigger_plans import plans_for
 
 SECRET = -1  # the trigger index of a secret job (see the module's docstring)
@@ -197,6 +197,29 @@ def add_secret_jobs(st, jobs: list, real: dict, candidates: set, first: int) -> 
         while k > 0 and jobs[k - 1][0] > offset:
             k -= 1
         jobs.insert(k, [offset, SECRET, p, None, real.get(p, [])])
+
+
+def secret_room(st, key: tuple, p: int, rec: dict) -> int:
+    """How many uses of face-down cards' optional triggers player p could make at this timing, as
+    the others can reckon it: p's face-down cards in zones where one of these triggers works and
+    whose conditions hold for p when read for a copy of the card (as secret_candidates reads
+    them), times the most such triggers one card has.  A player who has used fewer is asked
+    again (machine._secret_job), so whether they are asked depends on how many face-down cards
+    they hold and where, never on which."""
+    base = {k: v for k, v in rec.items() if k != "prevented"}
+    zones: set = set()
+    per_card: dict = {}
+    for t in live_only(st, ("secret", key), st.prog.secret_at.get(key, [])):
+        ab = t.ability
+        mine = ab.by_owner.get(p)
+        if mine is None or not face_down_in(st, mine) or not could_apply(st, ab, p, t.when, base):
+            continue
+        zones |= mine
+        per_card[ab.card] = per_card.get(ab.card, 0) + 1
+    if not zones:
+        return 0
+    down = sum(not st.is_revealed(c) for zi in zones for c in st.zones[zi])
+    return down * max(per_card.values())
 
 
 def trigger_env(t, job: list, rec: dict, runner: int) -> dict:

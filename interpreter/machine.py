@@ -17,7 +17,7 @@ The engine's own blocks, installed first in every Program:
 from __future__ import annotations
 
 from .abilities import face_down_holders
-from .events import SECRET, jobs_for, trigger_env
+from .events import SECRET, jobs_for, secret_room, trigger_env
 from .frames import AFTER_RESPONSE_BLOCK, EMIT_BLOCK, SUSPEND, TIMINGS, WINDOWS_BLOCK, CBlock
 from .names import unique
 from .static_conditions import live_only
@@ -92,6 +92,9 @@ def _emit_step(st, env):
         if i >= len(jobs) or rec["prevented"]:
             env["jobs"] = None
             env["t"] += 1
+            if "secret_asked" in env:  # (the next timing's jobs are numbered afresh)
+                env.pop("secret_asked")
+                env.pop("secret_used", None)
             continue
         r = _secret_job(st, env, jobs[i]) if jobs[i][1] == SECRET else _job(st, env, jobs, i)
         if r is not None:
@@ -193,25 +196,43 @@ def _ask_optional(st, trig, job: list, rec: dict) -> None:
 
 def _secret_job(st, env, job: list):
     """A player who could hold face-down cards with optional triggers that fire now: asked which
-    to use (or "no") until they say no or none is left; None when they are done."""
-    uses = job[4]
+    to use (or "no"); after a use, asked again while the others could reckon they have one left
+    (events.secret_room: public facts and the number of uses only), whether or not they do, so
+    being asked again gives away nothing about their other face-down cards.  None when done."""
     if "use" not in env:
         if env.get("secret_asked") != env["i"]:  # the first question of this job
             if not _still_face_down(st, env, job):
                 env["i"] += 1  # meanwhile their face-down cards were all revealed (say, at their death)
                 return None
-            env["secret_asked"] = env["i"]
+            env["secret_asked"], env["secret_used"] = env["i"], []
+        elif not _may_use_more(st, env, job):  # back from a use
+            env["i"] += 1
+            return None
         _ask_secret(st, env, job)
         return SUSPEND
     k = env.pop("use")
-    if k < 0 or not uses:
+    if k < 0:
         env["i"] += 1
         return None
-    tix, card = uses.pop(k)
-    if not uses:
-        env["i"] += 1  # nothing left to ask about
+    tix, card = job[4].pop(k)
+    env.setdefault("secret_used", []).append(card)
     trig = st.prog.trigger_list[tix]
     return _run_trigger(st, trig, [job[0], tix, job[2], card, None], env["rec"])
+
+
+def _may_use_more(st, env, job: list) -> bool:
+    """After a use: could the player, as the others reckon it, have another one left?  Yes while
+    they have used fewer cards still face down than they could (events.secret_room), or a card
+    their uses revealed has a trigger left (everyone sees that card).  (Or while they do hold
+    one: a condition that reads where its card lies is read for the real card too, as when the
+    jobs were listed -- the checker warns about those.)"""
+    p, slots, shown = job[2], st.prog.slots, st.is_revealed
+    job[4] = uses = [u for u in job[4] if slots[st.where[u[1]]].owner == p]
+    if any(shown(c) for _, c in uses):
+        return True
+    hidden_used = sum(not shown(c) for c in env.get("secret_used", ()))
+    key = (env["ev"], TIMINGS[env["t"]])
+    return hidden_used < secret_room(st, key, p, env["rec"]) or bool(uses)
 
 
 def _still_face_down(st, env, job: list) -> bool:

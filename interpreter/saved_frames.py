@@ -27,7 +27,7 @@ from .frames import AFTER_RESPONSE_BLOCK, EMIT_BLOCK, TIMINGS, WINDOWS_BLOCK
 from .markers import marker_count
 
 _EMIT_NEEDS = frozenset(["ev", "rec", "t", "jobs", "i", "ret", "caller"])
-_EMIT_KEYS = _EMIT_NEEDS | {"counted", "ordered", "secret_asked"}
+_EMIT_KEYS = _EMIT_NEEDS | {"counted", "ordered", "secret_asked", "secret_used"}
 _CHOICE_KEYS = frozenset(["kind", "who", "target", "options", "texts", "prompt", "optional", "param", "named"])
 _ENGINE_TARGETS = ("pick", "answer", "use")  # the choices an event's frame asks (machine.py)
 
@@ -124,7 +124,7 @@ def _emit_frame(val, frames: list, i: int, where: str) -> None:
         val.int_in(env.get("i"), 0, len(jobs) + 1, f"{where}: the next job 'i'")
     else:
         val.need(type(env.get("i")) is int, f"{where}: the next job 'i' must be a whole number")
-    for key, kind in (("counted", bool), ("ordered", int), ("secret_asked", int)):
+    for key, kind in (("counted", bool), ("ordered", int), ("secret_asked", int), ("secret_used", list)):
         val.need(key not in env or type(env[key]) is kind, f"{where}: '{key}' must be a {kind.__name__}")
     ret, caller = env.get("ret"), env.get("caller")
     if ret is None:

@@ -412,3 +412,76 @@ card "Herald" {
         assert asked == (not heralded)
         if heralded:
             assert st.is_revealed(next(c for c in st.zones[zone(st, "hero[P2]")])) and st.current_player == 1
+
+
+# ---------------------------------------------------------------------- two face-down cards each
+PAIR = str(ROOT / "tests" / "rules" / "secret_pair_lab.rules")
+
+
+@pytest.fixture(scope="module", params=["compiled", "interpreted"])
+def pair_lab(request):
+    return interpreter.load(PAIR, engine=request.param)
+
+
+def _pair(game, heroes: dict) -> State:
+    """A game at P1's first turn, each player holding the two face-down heroes given
+    ({"P2": ("Scout", "Peasant")}; players not named hold two Peasants)."""
+    st = game.new_state(players=3, seed=1)
+    names, pool = st.prog.card_names, zone(st, "pool")
+    for p in range(3):
+        st.move_cards(list(st.zones[zone(st, f"hero[P{p + 1}]")]), pool, False)
+    for p in range(3):
+        for name in heroes.get(f"P{p + 1}", ("Peasant", "Peasant")):
+            card = next(c for c in st.zones[pool] if names[c] == name)
+            st.move_cards([card], zone(st, f"hero[P{p + 1}]"), False)
+    st.log = []
+    st._legal = None
+    return st
+
+
+@pytest.mark.parametrize("other", ["Peasant", "Scout"])
+def test_being_asked_again_after_a_use_does_not_tell_what_the_other_card_is(pair_lab, other):
+    """P2 uses the Scout's trigger; their other face-down hero has an optional trigger too (the
+    Medic) or not: P1 and P3 see the same questions either way (P2 is asked again while they
+    hold a face-down hero they could not have used yet, with only "no" if it has none)."""
+    real = _pair(pair_lab, {"P2": ("Scout", "Medic")})
+    fake = _pair(pair_lab, {"P2": ("Scout", other)})
+    for st in (real, fake):
+        st.apply("hit P2")
+        st.apply("use spy of Scout")
+        assert decision(st) == {"kind": "choice", "who": "P2", "prompt": "abilities of face-down cards (after hurt)"}
+    assert real.legal_action_strings() == ["use mend of Medic", "no"]
+    assert fake.legal_action_strings() == (["no"] if other == "Peasant" else ["use spy of Scout", "no"])
+    assert _views(real) == _views(fake)
+    for st in (real, fake):
+        st.apply("no")
+        assert st.current_player == 1 and st.pending is None
+    assert _views(real) == _views(fake)
+    assert var(real, "spies") == var(fake, "spies") == [0, 1, 0]
+
+
+def test_no_more_questions_once_every_face_down_card_could_have_been_used(pair_lab):
+    st = _pair(pair_lab, {"P2": ("Scout", "Medic")})
+    st.apply("hit P2")
+    st.apply("use mend of Medic")
+    st.apply("use spy of Scout")  # two uses, two face-down heroes: nothing can be left
+    assert st.current_player == 1 and st.pending is None
+    assert var(st, "life") == [6, 6, 6] and var(st, "spies") == [0, 1, 0]
+
+
+def test_a_card_revealed_by_its_use_no_longer_counts(pair_lab):
+    """The Herald reveals itself: one face-down hero is left, asked about once more."""
+    for other, legal in (("Medic", ["use mend of Medic", "no"]), ("Peasant", ["no"])):
+        st = _pair(pair_lab, {"P2": ("Herald", other)})
+        st.apply("hit P2")
+        st.apply("use shout of Herald")
+        assert st.legal_action_strings() == legal
+        st.apply(legal[0])
+        assert st.current_player == 1 and st.pending is None
+
+
+def test_the_counterfactual_secrecy_check_passes_on_the_pair_lab(pair_lab):
+    """Whole games, re-dealing the heroes a player never saw (the check that found the leak)."""
+    found = F.fuzz(pair_lab, 24)
+    assert found.ok, [f.message for f in found.failures()]
+    assert found.totals.cf_games == 24 and found.totals.cf_worlds > 0

@@ -402,7 +402,7 @@ def test_a_trigger_whose_event_fields_differ_from_the_record_is_refused():
 def test_the_same_card_twice_where_cards_are_different_is_refused():
     d = sgs(104)
     d["frames"][0][2]["u"]["cards"] *= 2  # the cards of a card as used
-    assert "the cards of frame 0 (the effect of action 'duel'): the local 'u' must be different cards" in refusal(d)
+    assert "the cards of frame 0 (the effect of action 'await_exhausted'): the local 'u' must be different cards" in refusal(d)
     d = sgs(0)
     d["pending"]["options"][0] = [163, 163]  # an option of a 'cards' choice
     assert "offers [163, 163], which is not a cards choice" in refusal(d)
